@@ -1,0 +1,27 @@
+// Bundles the CLI and the library into dist/ with esbuild, so the CLI starts without
+// resolving hundreds of module files, and emits type declarations for library users.
+import { execFileSync } from "node:child_process";
+import { build } from "esbuild";
+
+const shared = {
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  format: "esm",
+  sourcemap: false,
+  logLevel: "warning",
+  // Bundled CommonJS dependencies call require(); give the ESM bundle one.
+  banner: {
+    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  },
+};
+
+await build({
+  ...shared,
+  entryPoints: { cli: "src/cli.ts" },
+  outdir: "dist",
+  banner: { js: `#!/usr/bin/env node\n${shared.banner.js}` },
+});
+await build({ ...shared, entryPoints: { index: "src/index.ts" }, outdir: "dist" });
+
+execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" });

@@ -1,0 +1,193 @@
+// The agent loop (s01): send the conversation and the tools to the model, run every tool it
+// asks for, append each result with its tool_use_id, and repeat until it stops asking.
+//
+// Everything else (streaming and retries, permissions, sandboxing, persistence) lives in
+// other modules and reaches this file through two seams: the Provider and the Toolbox.
+
+import type { LoopEvent, LoopStop, TransitionReason } from "./events.js";
+import {
+  type Message,
+  type ToolResultBlock,
+  type ToolUseBlock,
+  textOf,
+  toolUses,
+  type UserMessage,
+} from "./messages.js";
+import type { ModelReply, Provider } from "./providers/provider.js";
+import { interruptedResult, type Toolbox, truncatedCallResult } from "./tools/toolbox.js";
+
+export interface LoopState {
+  messages: Message[];
+  turnCount: number;
+  transitionReason: TransitionReason | null;
+  /** How many times in a row a cut-off text answer has been continued. */
+  maxTokensRecoveries: number;
+}
+
+export interface LoopOptions {
+  provider: Provider;
+  toolbox: Toolbox;
+  system: string;
+  maxTurns: number;
+  /** Aborting it interrupts the turn: the request stops, running tools are killed. */
+  signal?: AbortSignal;
+}
+
+const MAX_TOKENS_RECOVERIES = 3;
+const CONTINUE_PROMPT =
+  "Your reply was cut off by the output token limit. Continue exactly where it stopped.";
+
+export function createLoopState(messages: Message[] = []): LoopState {
+  return { messages, turnCount: 1, transitionReason: null, maxTokensRecoveries: 0 };
+}
+
+type TurnEnd = { continue: true } | Omit<LoopStop, "type" | "finalText">;
+
+/** Runs turns until the model stops asking for tools or something stops the loop. */
+export async function* agentLoop(
+  state: LoopState,
+  options: LoopOptions,
+): AsyncGenerator<LoopEvent, LoopStop> {
+  let answer = "";
+  let turnsThisRun = 0;
+  while (true) {
+    if (turnsThisRun === options.maxTurns) {
+      const detail = `Stopped after ${options.maxTurns} turns (--max-turns).`;
+      return yield* stop(state, { reason: "max_turns", detail }, answer);
+    }
+    turnsThisRun += 1;
+    yield { type: "turn_start", turn: state.turnCount };
+    let end: TurnEnd;
+    try {
+      end = yield* runOneTurn(state, options);
+    } catch (error) {
+      end = failure(error, options.signal);
+    }
+    const last = state.messages.at(-1);
+    if (last?.role === "assistant") {
+      const text = textOf(last);
+      answer = state.transitionReason === "max_tokens_recovery" ? answer + text : text;
+    }
+    if (!("continue" in end)) return yield* stop(state, end, answer);
+    yield { type: "turn_end", turn: state.turnCount, transitionReason: state.transitionReason };
+    state.turnCount += 1;
+  }
+}
+
+/** One turn: ask the model, record its reply, run the tools it asked for, record the results. */
+export async function* runOneTurn(
+  state: LoopState,
+  options: LoopOptions,
+): AsyncGenerator<LoopEvent, TurnEnd> {
+  const signal = options.signal ?? new AbortController().signal;
+  const started = performance.now();
+  const reply = yield* options.provider.stream({
+    system: options.system,
+    messages: state.messages,
+    tools: options.toolbox.definitions,
+    signal,
+  });
+  state.messages.push(reply.message);
+  yield {
+    type: "assistant_message",
+    turn: state.turnCount,
+    message: reply.message,
+    stopReason: reply.stopReason,
+    usage: reply.usage,
+    durationMs: performance.now() - started,
+  };
+
+  // Some providers report "end_turn" beside tool calls: the blocks decide, not stop_reason.
+  const calls = toolUses(reply.message);
+  if (calls.length === 0) return afterTextReply(state, reply);
+
+  const lastCallCutOff = reply.stopReason === "max_tokens";
+  const results = yield* executeToolCalls(calls, lastCallCutOff, options.toolbox, signal);
+  const message: UserMessage = { role: "user", content: results };
+  state.messages.push(message);
+  yield { type: "tool_results", turn: state.turnCount, message };
+  if (signal.aborted) return { reason: "interrupted", detail: "Interrupted by the user." };
+  state.transitionReason = "tool_result";
+  state.maxTokensRecoveries = 0;
+  return { continue: true };
+}
+
+/**
+ * Runs every tool call and returns one result per call, in the order issued. Consecutive
+ * read-only calls run at the same time; any other call runs alone.
+ */
+export async function* executeToolCalls(
+  calls: ToolUseBlock[],
+  lastCallCutOff: boolean,
+  toolbox: Toolbox,
+  signal: AbortSignal,
+): AsyncGenerator<LoopEvent, ToolResultBlock[]> {
+  const results: ToolResultBlock[] = [];
+  for (const batch of toolbox.batches(calls)) {
+    for (const call of batch) yield { type: "tool_start", call };
+    const started = performance.now();
+    const batchResults = await Promise.all(
+      batch.map((call) => {
+        if (lastCallCutOff && call === calls.at(-1)) return truncatedCallResult(call);
+        if (signal.aborted) return interruptedResult(call);
+        return toolbox.run(call, signal);
+      }),
+    );
+    const durationMs = performance.now() - started;
+    for (const [index, call] of batch.entries()) {
+      const result = batchResults[index] as ToolResultBlock;
+      results.push(result);
+      yield { type: "tool_end", call, result, durationMs };
+    }
+  }
+  return results;
+}
+
+/** The reply holds no tool call: decide from the stop reason whether the answer is done. */
+function afterTextReply(state: LoopState, reply: ModelReply): TurnEnd {
+  switch (reply.stopReason) {
+    case "end_turn":
+    case "stop_sequence":
+    case "tool_use":
+      return { reason: "end_turn", detail: "The model finished its answer." };
+    case "pause_turn":
+      state.transitionReason = "pause_turn";
+      return { continue: true };
+    case "max_tokens":
+      if (state.maxTokensRecoveries === MAX_TOKENS_RECOVERIES) {
+        const detail = `The answer is incomplete: it was cut off by the output token limit ${MAX_TOKENS_RECOVERIES + 1} times.`;
+        return { reason: "max_tokens", detail };
+      }
+      state.maxTokensRecoveries += 1;
+      state.messages.push({ role: "user", content: CONTINUE_PROMPT });
+      state.transitionReason = "max_tokens_recovery";
+      return { continue: true };
+    case "refusal":
+      return {
+        reason: "refusal",
+        detail: "The model declined to continue (stop reason: refusal).",
+      };
+    case "unknown":
+      return {
+        reason: "unknown_stop_reason",
+        detail: `The model stopped for a reason agentloop does not know (${reply.rawStopReason}); stopping to be safe.`,
+      };
+  }
+}
+
+function failure(error: unknown, signal: AbortSignal | undefined): TurnEnd {
+  if (signal?.aborted) return { reason: "interrupted", detail: "Interrupted by the user." };
+  const cause = error instanceof Error ? error : new Error(String(error));
+  return { reason: "error", detail: cause.message, error: cause };
+}
+
+async function* stop(
+  state: LoopState,
+  end: Omit<LoopStop, "type" | "finalText">,
+  finalText: string,
+): AsyncGenerator<LoopEvent, LoopStop> {
+  state.transitionReason = null;
+  const event: LoopStop = { type: "stop", ...end, finalText };
+  yield event;
+  return event;
+}

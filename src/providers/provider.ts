@@ -1,0 +1,36 @@
+// The Provider seam: one wire protocol per file in src/providers/. A provider turns a
+// request into a stream of events and, when the stream ends, the complete assistant reply.
+
+import type { AssistantMessage, Message, StopReason, Usage } from "../messages.js";
+import type { JsonSchemaObject } from "../tools/tool.js";
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  input_schema: JsonSchemaObject;
+}
+
+export interface ModelRequest {
+  system: string;
+  messages: Message[];
+  tools: ToolDefinition[];
+  signal: AbortSignal;
+}
+
+export type StreamEvent =
+  | { type: "text_delta"; text: string }
+  | { type: "retry"; attempt: number; delayMs: number; reason: string };
+
+export interface ModelReply {
+  message: AssistantMessage;
+  stopReason: StopReason;
+  /** The provider's own word for why it stopped, kept for messages and logs. */
+  rawStopReason: string | null;
+  usage: Usage;
+}
+
+export interface Provider {
+  readonly name: string;
+  readonly model: string;
+  stream(request: ModelRequest): AsyncGenerator<StreamEvent, ModelReply, void>;
+}

@@ -1,0 +1,31 @@
+// The Tool seam: a tool is a name, a description, a JSON schema for its input and a function.
+// A new tool is one new file in src/tools/ that exports one of these.
+
+export interface JsonSchemaObject {
+  type: "object";
+  properties: Record<string, { type: string; description?: string; [key: string]: unknown }>;
+  required?: string[];
+  additionalProperties?: boolean;
+}
+
+export interface ToolContext {
+  /** Aborted when the user interrupts the turn: stop work, clean up, return what you have. */
+  signal: AbortSignal;
+}
+
+export interface ToolOutput {
+  content: string;
+  isError: boolean;
+}
+
+export interface Tool<Input = Record<string, unknown>> {
+  name: string;
+  description: string;
+  inputSchema: JsonSchemaObject;
+  /** Runs one call. Failures the model should see are returned with `isError`, not thrown. */
+  run(input: Input, context: ToolContext): Promise<ToolOutput>;
+  /** True when this call cannot change anything, so it may run at the same time as others. */
+  isReadOnly?(input: Input): boolean;
+  /** Ends whatever the tool left running (background processes) when the session ends. */
+  dispose?(): Promise<void>;
+}

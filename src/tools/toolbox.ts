@@ -1,0 +1,142 @@
+// The toolbox holds the tools the model may call. It turns every tool call into exactly one
+// tool_result: unknown tools, malformed input, denied permission and tool failures all become
+// error results the model can read; nothing here throws at the loop.
+
+import type { ToolResultBlock, ToolUseBlock } from "../messages.js";
+import type { ToolDefinition } from "../providers/provider.js";
+import type { Tool } from "./tool.js";
+
+/** Decides whether a call may run. A denial carries the sentence the model will read. */
+export type PermissionCheck = (
+  call: ToolUseBlock,
+  tool: Tool,
+) => Promise<{ allowed: true } | { allowed: false; reason: string }>;
+
+export interface Toolbox {
+  definitions: ToolDefinition[];
+  run(call: ToolUseBlock, signal: AbortSignal): Promise<ToolResultBlock>;
+  /** Groups calls into batches that may run at the same time, keeping their order. */
+  batches(calls: ToolUseBlock[]): ToolUseBlock[][];
+  dispose(): Promise<void>;
+}
+
+const allowEverything: PermissionCheck = async () => ({ allowed: true });
+
+export function createToolbox(tools: Tool[], checkPermission = allowEverything): Toolbox {
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+
+  function isReadOnly(call: ToolUseBlock): boolean {
+    const tool = byName.get(call.name);
+    return tool?.isReadOnly !== undefined && validate(call, tool) === null
+      ? tool.isReadOnly(call.input as Record<string, unknown>)
+      : false;
+  }
+
+  return {
+    definitions: tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      input_schema: tool.inputSchema,
+    })),
+
+    async run(call, signal) {
+      const tool = byName.get(call.name);
+      if (!tool) {
+        const known = [...byName.keys()].join(", ");
+        return errorResult(call, `Unknown tool "${call.name}". Available tools: ${known}.`);
+      }
+      const problem = validate(call, tool);
+      if (problem) return errorResult(call, `Invalid input for ${call.name}: ${problem}`);
+      const permission = await checkPermission(call, tool);
+      if (!permission.allowed) return errorResult(call, permission.reason);
+      if (signal.aborted) return interruptedResult(call);
+      try {
+        const output = await tool.run(call.input as Record<string, unknown>, { signal });
+        return {
+          type: "tool_result",
+          tool_use_id: call.id,
+          content: output.content,
+          is_error: output.isError,
+        };
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        return errorResult(call, `The ${call.name} tool failed: ${message}`);
+      }
+    },
+
+    batches(calls) {
+      const batches: ToolUseBlock[][] = [];
+      for (const call of calls) {
+        const previous = batches.at(-1);
+        const joinable = previous !== undefined && isReadOnly(call) && previous.every(isReadOnly);
+        if (joinable) previous.push(call);
+        else batches.push([call]);
+      }
+      return batches;
+    },
+
+    async dispose() {
+      await Promise.all(tools.map((tool) => tool.dispose?.()));
+    },
+  };
+}
+
+/** Checks the input against the tool's schema: an object, required fields, simple types. */
+function validate(call: ToolUseBlock, tool: Tool): string | null {
+  const input = call.input;
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    return `expected a JSON object, got ${describe(input)}.`;
+  }
+  const record = input as Record<string, unknown>;
+  for (const field of tool.inputSchema.required ?? []) {
+    if (record[field] === undefined) return `the required field "${field}" is missing.`;
+  }
+  for (const [field, value] of Object.entries(record)) {
+    const expected = tool.inputSchema.properties[field]?.type;
+    if (expected && value !== undefined && !hasType(value, expected)) {
+      return `"${field}" must be a ${expected}, got ${describe(value)}.`;
+    }
+  }
+  return null;
+}
+
+function hasType(value: unknown, type: string): boolean {
+  switch (type) {
+    case "string":
+      return typeof value === "string";
+    case "number":
+      return typeof value === "number" && Number.isFinite(value);
+    case "integer":
+      return Number.isInteger(value);
+    case "boolean":
+      return typeof value === "boolean";
+    case "array":
+      return Array.isArray(value);
+    case "object":
+      return typeof value === "object" && value !== null && !Array.isArray(value);
+    default:
+      return true;
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") return `the string ${JSON.stringify(value.slice(0, 80))}`;
+  return `a ${typeof value}`;
+}
+
+export function errorResult(call: ToolUseBlock, content: string): ToolResultBlock {
+  return { type: "tool_result", tool_use_id: call.id, content, is_error: true };
+}
+
+export function interruptedResult(call: ToolUseBlock): ToolResultBlock {
+  return errorResult(call, "Interrupted by the user before this call finished.");
+}
+
+export function truncatedCallResult(call: ToolUseBlock): ToolResultBlock {
+  return errorResult(
+    call,
+    "This tool call was cut off by the output token limit, so it was not run. Issue smaller calls (for example, write a long file in several steps).",
+  );
+}
