@@ -5,6 +5,7 @@
 import type { Message, ToolResultBlock, ToolUseBlock, UserBlock } from "../../messages.js";
 import type { ConversationItem } from "../timeline.js";
 import { element, lazyDetails } from "./dom.js";
+import { formatCount } from "./format.js";
 
 const FOLD_LINES = 14;
 const FOLD_CHARS = 1_500;
@@ -98,7 +99,7 @@ function folded(text: string): HTMLElement {
     .join("\n")
     .slice(0, FOLD_CHARS / 2);
   const summary = element("summary", {}, [
-    `Show all ${lines.length.toLocaleString("en")} lines (${text.length.toLocaleString("en")} characters)`,
+    `Show all ${formatCount(lines.length)} lines (${formatCount(text.length)} characters)`,
   ]);
   const details = lazyDetails(summary, () => element("pre", {}, [text]), false);
   details.className = "fold";

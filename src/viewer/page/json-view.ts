@@ -3,6 +3,7 @@
 
 import type { Message } from "../../messages.js";
 import { element, lazyDetails } from "./dom.js";
+import { formatCount } from "./format.js";
 
 const LONG_STRING = 240;
 const STRING_PREVIEW = 100;
@@ -74,7 +75,7 @@ function renderValue(key: string | null, value: unknown, comma: boolean): HTMLEl
       false,
     );
     node.className = "long";
-    node.dataset.closed = `(${value.length.toLocaleString("en")} characters)${tail}`;
+    node.dataset.closed = `(${formatCount(value.length)} characters)${tail}`;
     return node;
   }
   return element("div", { className: "line" }, [

@@ -56,3 +56,5 @@ if (steps.length > 0) {
   requestPanel.append(empty);
 }
 document.body.dataset.ready = "true";
+// Lets tests wait for the page and the benchmark time it.
+performance.mark("viewer-ready");

@@ -3,6 +3,7 @@
 
 import type { Step } from "../timeline.js";
 import { element } from "./dom.js";
+import { formatCount } from "./format.js";
 
 export function renderStepInfo(container: HTMLElement, step: Step): void {
   const facts: HTMLElement[] = [];
@@ -13,9 +14,11 @@ export function renderStepInfo(container: HTMLElement, step: Step): void {
     if (reply.usage) {
       const { input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens } =
         reply.usage;
-      facts.push(fact("tokens", `${count(input_tokens)} in · ${count(output_tokens)} out`));
+      facts.push(
+        fact("tokens", `${formatCount(input_tokens)} in · ${formatCount(output_tokens)} out`),
+      );
       if (cache_read_input_tokens + cache_creation_input_tokens > 0) {
-        const cache = `${count(cache_read_input_tokens)} read · ${count(cache_creation_input_tokens)} written`;
+        const cache = `${formatCount(cache_read_input_tokens)} read · ${formatCount(cache_creation_input_tokens)} written`;
         facts.push(fact("cache", cache));
       }
     }
@@ -37,10 +40,6 @@ function fact(name: string, value: string): HTMLElement {
   const node = element("span", { className: "fact" }, [element("b", {}, [name]), value]);
   node.dataset.fact = name;
   return node;
-}
-
-function count(tokens: number): string {
-  return tokens.toLocaleString("en");
 }
 
 function duration(ms: number): string {

@@ -55,6 +55,8 @@ main { flex: 1; min-height: 0; display: grid; grid-template-columns: 1fr 1fr; ga
 }
 .panel h2 { font-size: 13px; margin: 0; padding: 8px 12px; border-bottom: 1px solid var(--border); }
 .scroll { flex: 1; overflow: auto; padding: 10px 12px; overflow-anchor: auto; }
+/* The panels' sizes come from the page, never from their content: a step relays out one panel. */
+.scroll { contain: strict; }
 .earlier {
   display: block; width: 100%; margin-bottom: 8px; font: inherit; font-size: 12.5px; padding: 4px;
   border: 1px dashed var(--border); border-radius: 6px; background: none; color: var(--muted); cursor: pointer;
@@ -63,7 +65,7 @@ main { flex: 1; min-height: 0; display: grid; grid-template-columns: 1fr 1fr; ga
 .empty { color: var(--muted); font-style: italic; }
 
 .item { margin-bottom: 10px; border-radius: 8px; }
-.item.new { box-shadow: 0 0 0 2px var(--new); background: var(--new); }
+.item.new { background: var(--new); }
 .role { font-size: 11.5px; font-weight: 600; color: var(--muted); text-transform: uppercase; letter-spacing: 0.04em; margin-bottom: 3px; }
 .bubble { padding: 7px 10px; border-radius: 8px; border: 1px solid var(--border); white-space: pre-wrap; overflow-wrap: anywhere; }
 .message.user .bubble { background: var(--user); }

@@ -3,9 +3,11 @@
 // items, and earlier ones appear a chunk at a time on request. A 10,000-message session
 // therefore never has more than a few hundred items in the page.
 
+import { formatCount } from "./format.js";
+
 const WINDOW = 60;
 const EARLIER_CHUNK = 100;
-const MAX_RENDERED = 400;
+const MAX_RENDERED = 200;
 
 export type RenderItem = (index: number, isNew: boolean) => HTMLElement;
 
@@ -103,6 +105,6 @@ export class WindowedList {
   private updateEarlierButton(): void {
     this.earlier.hidden = this.start === 0;
     const count = Math.min(EARLIER_CHUNK, this.start);
-    this.earlier.textContent = `Show ${count} earlier (${this.start.toLocaleString("en")} not shown)`;
+    this.earlier.textContent = `Show ${count} earlier (${formatCount(this.start)} not shown)`;
   }
 }
