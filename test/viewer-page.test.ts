@@ -109,6 +109,22 @@ describe("the transcript viewer page", () => {
     expect(await page.isDisabled("#back")).toBe(true);
   });
 
+  it("keeps only the messages new in a request unfolded, and any the reader opened", async () => {
+    const page = await openFixture();
+    const open = () =>
+      page
+        .locator("#request .json-message")
+        .evaluateAll((nodes) => nodes.map((node) => (node as HTMLDetailsElement).open));
+    expect(await open()).toEqual([true]);
+    await page.click("#step");
+    expect(await open()).toEqual([false, true, true]);
+    await page.click("#request .json-message[data-index='0'] > summary");
+    await page.click("#step");
+    expect(await open()).toEqual([true, false, false, true, true]);
+    await page.click("#back");
+    expect(await open()).toEqual([true, true, true]);
+  });
+
   it("shows each result's exit code and highlights the failed one", async () => {
     const page = await openFixture();
     await page.click("#step");
@@ -217,7 +233,9 @@ describe("the transcript viewer page", () => {
     const page = await openFixture();
     await page.focus("#slider");
     await page.keyboard.press("ArrowRight");
-    expect(await position(page)).toBe("Request 2 of 3");
+    // The slider renders on the next animation frame.
+    await expect.poll(() => position(page)).toBe("Request 2 of 3");
+    expect(await page.locator("#request .json-message").count()).toBe(3);
     await page.locator("#slider").evaluate((slider: HTMLInputElement) => {
       slider.value = "3";
       slider.dispatchEvent(new Event("input", { bubbles: true }));
@@ -301,6 +319,23 @@ describe("the transcript viewer page", () => {
     );
     expect(await position(page)).toBe("No requests");
     expect(await page.isDisabled("#play")).toBe(true);
+  });
+
+  it("shows content it does not recognise as raw JSON instead of breaking the replay", async () => {
+    const [header, prompt] = fixture.split("\n");
+    const odd = JSON.stringify({
+      type: "message",
+      at: "2026-11-28T09:14:06.000Z",
+      turn: 1,
+      stopReason: "end_turn",
+      message: { role: "assistant", content: [null, { type: "thinking", thinking: "hmm" }] },
+    });
+    const page = await open(`file://${await exported([header, prompt, odd, ""].join("\n"))}`);
+    expect(await texts(page, "#conversation .unknown")).toEqual([
+      "(unrecognised content) null",
+      '(unrecognised content) {"type":"thinking","thinking":"hmm"}',
+    ]);
+    expect(await texts(page, "#step-info .fact")).toContain("stop_reasonend_turn");
   });
 
   it("keeps a 2,000-message session to a window of the latest messages, earlier ones on request", async () => {

@@ -124,6 +124,20 @@ describe("the viewer's timeline", () => {
     expect(steps.map((step) => step.request)).toEqual([1, 2]);
   });
 
+  it("reads a tool-results message holding blocks agentloop never writes", () => {
+    const odd = JSON.stringify({
+      type: "message",
+      at,
+      turn: 1,
+      message: {
+        role: "user",
+        content: [null, { type: "tool_result", tool_use_id: "t1", content: "ok" }],
+      },
+    });
+    const { steps } = timelineOf(header, prompt("q"), reply(1, "a"), odd);
+    expect(steps.map((step) => step.shownCount)).toEqual([3]);
+  });
+
   it("has no steps for a session without messages", () => {
     const { steps, items } = timelineOf(header);
     expect(steps).toEqual([]);

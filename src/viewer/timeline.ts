@@ -5,6 +5,7 @@
 import type { LoopStopReason, TransitionReason } from "../events.js";
 import type { Message, StopReason, Usage } from "../messages.js";
 import type { SessionContents, SessionHeader, SessionProblem } from "../session.js";
+import { isKnownBlock } from "./known-block.js";
 
 export type ConversationItem =
   | { kind: "message"; index: number }
@@ -123,6 +124,6 @@ export function buildTimeline(session: SessionContents): Timeline {
 function carriesToolResults(message: Message): boolean {
   return (
     typeof message.content !== "string" &&
-    message.content.some((block) => block.type === "tool_result")
+    message.content.some((block) => isKnownBlock(block) && block.type === "tool_result")
   );
 }

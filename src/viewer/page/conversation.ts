@@ -3,6 +3,7 @@
 // results carry their id so hovering one lights up the other.
 
 import type { Message, ToolResultBlock, ToolUseBlock, UserBlock } from "../../messages.js";
+import { isKnownBlock } from "../known-block.js";
 import type { ConversationItem } from "../timeline.js";
 import { element, lazyDetails } from "./dom.js";
 import { formatCount } from "./format.js";
@@ -33,9 +34,7 @@ export function renderConversationItem(item: ConversationItem, messages: Message
 
 function renderMessage(message: Message): HTMLElement {
   const blocks = typeof message.content === "string" ? [message.content] : message.content;
-  const onlyResults = blocks.every(
-    (block) => typeof block !== "string" && block.type === "tool_result",
-  );
+  const onlyResults = blocks.every((block) => isKnownBlock(block) && block.type === "tool_result");
   const role = message.role === "user" && onlyResults ? "tool results" : message.role;
   return element("div", { className: `item message ${message.role}` }, [
     element("div", { className: "role" }, [role]),
@@ -43,8 +42,13 @@ function renderMessage(message: Message): HTMLElement {
   ]);
 }
 
-function renderBlock(block: string | Message["content"][number]): HTMLElement {
+function renderBlock(block: unknown): HTMLElement {
   if (typeof block === "string") return element("div", { className: "bubble" }, [block]);
+  if (!isKnownBlock(block)) {
+    return element("pre", { className: "bubble unknown" }, [
+      `(unrecognised content) ${JSON.stringify(block)}`,
+    ]);
+  }
   switch (block.type) {
     case "text":
       return element("div", { className: "bubble" }, [block.text]);
@@ -58,7 +62,9 @@ function renderBlock(block: string | Message["content"][number]): HTMLElement {
 function renderToolCall(call: ToolUseBlock): HTMLElement {
   const input = call.input as { command?: unknown } | null;
   const shown =
-    typeof input?.command === "string" ? input.command : JSON.stringify(call.input, null, 2);
+    typeof input?.command === "string"
+      ? input.command
+      : (JSON.stringify(call.input, null, 2) ?? "");
   const card = element("div", { className: "card tool-call" }, [
     element("div", { className: "label" }, [call.name, element("code", {}, [call.id])]),
     element("div", { className: "body" }, [folded(shown)]),
@@ -101,7 +107,7 @@ function folded(text: string): HTMLElement {
   const summary = element("summary", {}, [
     `Show all ${formatCount(lines.length)} lines (${formatCount(text.length)} characters)`,
   ]);
-  const details = lazyDetails(summary, () => element("pre", {}, [text]), false);
+  const details = lazyDetails(summary, () => element("pre", {}, [text]));
   details.className = "fold";
   return element("div", { className: "folded" }, [
     element("pre", { className: "preview" }, [`${preview}\n…`]),

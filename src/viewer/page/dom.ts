@@ -12,26 +12,25 @@ export function element<Tag extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
-/** A <details> whose body is built the first time it opens, so closed ones stay cheap. */
-export function lazyDetails(
-  summary: HTMLElement,
-  body: () => Node,
-  open: boolean,
-): HTMLDetailsElement {
+const unbuiltBodies = new WeakMap<HTMLDetailsElement, () => void>();
+
+/** A closed <details> whose body is built the first time it opens, so closed ones stay cheap. */
+export function lazyDetails(summary: HTMLElement, body: () => Node): HTMLDetailsElement {
   const details = element("details", {}, [summary]);
-  let built = false;
   const build = () => {
-    if (built) return;
-    built = true;
+    unbuiltBodies.delete(details);
     details.append(body());
   };
-  if (open) {
-    build();
-    details.open = true;
-  } else {
-    details.addEventListener("toggle", () => details.open && build());
-  }
+  unbuiltBodies.set(details, build);
+  details.addEventListener("toggle", () => details.open && unbuiltBodies.get(details)?.());
   return details;
+}
+
+/** Opens or closes a details element, building a lazy body now rather than on "toggle",
+ * which fires later, after the page has been laid out and scrolled. */
+export function setOpen(details: HTMLDetailsElement, open: boolean): void {
+  if (open) unbuiltBodies.get(details)?.();
+  details.open = open;
 }
 
 export function byId<T extends HTMLElement = HTMLElement>(id: string): T {

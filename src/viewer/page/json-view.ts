@@ -1,14 +1,16 @@
-// The right panel: each message of messages[] exactly as JSON, as a collapsible tree. A closed
-// message renders its body only when first opened, so older messages cost one line each.
+// The right panel: each message of messages[] exactly as JSON, as a collapsible tree. The
+// messages new in a request are open; older ones fold to one line and build their body only
+// when opened.
 
 import type { Message } from "../../messages.js";
-import { element, lazyDetails } from "./dom.js";
+import { isKnownBlock } from "../known-block.js";
+import { element, lazyDetails, setOpen } from "./dom.js";
 import { formatCount } from "./format.js";
 
 const LONG_STRING = 240;
 const STRING_PREVIEW = 100;
 
-export function renderMessageJson(message: Message, index: number, open: boolean): HTMLElement {
+export function renderMessageJson(message: Message, index: number): HTMLDetailsElement {
   const summary = element("summary", {}, [
     element("span", { className: "index" }, [`[${index}]`]),
     element("span", { className: "bracket" }, ["{ "]),
@@ -19,12 +21,24 @@ export function renderMessageJson(message: Message, index: number, open: boolean
     fragment.append(objectBody(message), element("div", { className: "close bracket" }, ["}"]));
     return fragment;
   };
-  const node = lazyDetails(summary, body, open);
+  const node = lazyDetails(summary, body);
   node.className = "json-message";
   node.dataset.closed = "}";
   const ids = toolIds(message);
   if (ids.length > 0) node.dataset.toolIds = ids.join(" ");
   return node;
+}
+
+const openedAsNew = new WeakSet<HTMLDetailsElement>();
+
+/** Opens a message while it is new; folds it again afterwards unless the reader opened it. */
+export function showMessageAsNew(node: HTMLDetailsElement, isNew: boolean): void {
+  if (isNew && !node.open) {
+    setOpen(node, true);
+    openedAsNew.add(node);
+  } else if (!isNew && openedAsNew.delete(node)) {
+    setOpen(node, false);
+  }
 }
 
 function objectBody(value: object): HTMLElement {
@@ -68,11 +82,8 @@ function renderValue(key: string | null, value: unknown, comma: boolean): HTMLEl
       ...label,
       element("span", { className: kind }, [preview]),
     ]);
-    const node = lazyDetails(
-      summary,
-      () =>
-        element("div", { className: "line" }, [element("span", { className: kind }, [text]), tail]),
-      false,
+    const node = lazyDetails(summary, () =>
+      element("div", { className: "line" }, [element("span", { className: kind }, [text]), tail]),
     );
     node.className = "long";
     node.dataset.closed = `(${formatCount(value.length)} characters)${tail}`;
@@ -93,8 +104,8 @@ function messagePreview(message: Message): string {
   return `role: "${message.role}", content: [${message.content.map(blockLabel).join(", ")}]`;
 }
 
-function blockLabel(block: Message["content"][number]): string {
-  if (typeof block === "string") return "text";
+function blockLabel(block: unknown): string {
+  if (!isKnownBlock(block)) return "unrecognised";
   switch (block.type) {
     case "text":
       return "text";
@@ -110,10 +121,14 @@ function toolIds(message: Message): string[] {
   return message.content.map(blockToolId).filter((id) => id !== null);
 }
 
-function blockToolId(value: object): string | null {
-  const block = value as { type?: unknown; id?: unknown; tool_use_id?: unknown };
-  if (block.type === "tool_use" && typeof block.id === "string") return block.id;
-  if (block.type === "tool_result" && typeof block.tool_use_id === "string")
-    return block.tool_use_id;
-  return null;
+function blockToolId(block: unknown): string | null {
+  if (!isKnownBlock(block)) return null;
+  switch (block.type) {
+    case "tool_use":
+      return block.id;
+    case "tool_result":
+      return block.tool_use_id;
+    case "text":
+      return null;
+  }
 }

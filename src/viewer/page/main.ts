@@ -7,7 +7,7 @@ import type { Timeline } from "../timeline.js";
 import { setUpControls } from "./controls.js";
 import { renderConversationItem } from "./conversation.js";
 import { byId, element } from "./dom.js";
-import { renderMessageJson } from "./json-view.js";
+import { renderMessageJson, showMessageAsNew } from "./json-view.js";
 import { renderStepInfo } from "./step-info.js";
 import { linkToolCalls } from "./tool-links.js";
 import { WindowedList } from "./windowed-list.js";
@@ -27,11 +27,15 @@ const conversation = new WindowedList(conversationPanel, (index) => {
   if (!item) throw new Error(`the conversation has no item ${index}`);
   return renderConversationItem(item, messages);
 });
-const request = new WindowedList(requestPanel, (index, isNew) => {
-  const message = messages[index];
-  if (!message) throw new Error(`messages[] has no message ${index}`);
-  return renderMessageJson(message, index, isNew);
-});
+const request = new WindowedList(
+  requestPanel,
+  (index) => {
+    const message = messages[index];
+    if (!message) throw new Error(`messages[] has no message ${index}`);
+    return renderMessageJson(message, index);
+  },
+  showMessageAsNew,
+);
 const links = linkToolCalls(document.body);
 
 const goTo = (index: number) => {

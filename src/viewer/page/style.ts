@@ -85,8 +85,9 @@ main { flex: 1; min-height: 0; display: grid; grid-template-columns: 1fr 1fr; ga
 details.fold > summary { cursor: pointer; color: var(--accent); font-size: 12.5px; margin-top: 4px; }
 .folded:has(> details[open]) > .preview { display: none; }
 [data-tool-id] { cursor: pointer; }
-.linked { outline: 3px solid var(--link); outline-offset: 1px; }
-details.json-message.linked:not([open]) > summary, .json-message.linked > summary { background: color-mix(in srgb, var(--link) 25%, transparent); }
+[data-tool-id].linked { outline: 3px solid var(--link); outline-offset: 1px; }
+/* A message holding the linked call or result: marked on its summary line, even when folded. */
+.json-message.linked > summary { background: color-mix(in srgb, var(--link) 30%, transparent); }
 
 .json { line-height: 1.5; }
 .json details > summary { cursor: pointer; list-style: none; }

@@ -9,20 +9,19 @@ const WINDOW = 60;
 const EARLIER_CHUNK = 100;
 const MAX_RENDERED = 200;
 
-export type RenderItem = (index: number, isNew: boolean) => HTMLElement;
-
-export class WindowedList {
+export class WindowedList<Item extends HTMLElement> {
   private start = 0;
   private end = 0;
-  private newFrom = 0;
   /** nodes[i] shows item start + i. */
-  private nodes: HTMLElement[] = [];
-  private marked: HTMLElement[] = [];
+  private nodes: Item[] = [];
+  private marked: Item[] = [];
   private readonly earlier: HTMLButtonElement;
 
   constructor(
     private readonly container: HTMLElement,
-    private readonly render: RenderItem,
+    private readonly render: (index: number) => Item,
+    /** Told when an item becomes new or stops being new. */
+    private readonly onMarked: (node: Item, isNew: boolean) => void = () => {},
   ) {
     this.earlier = document.createElement("button");
     this.earlier.type = "button";
@@ -34,7 +33,6 @@ export class WindowedList {
 
   /** Shows items [.., end), marks [newFrom, end) as new and scrolls the first new one into view. */
   show(end: number, newFrom: number): void {
-    this.newFrom = newFrom;
     const remaining = end - this.start;
     const keepWindow =
       end >= this.start && end <= this.end + WINDOW && remaining >= Math.min(end, WINDOW / 2);
@@ -42,7 +40,7 @@ export class WindowedList {
     else if (end > this.end) this.append(end);
     else this.truncate(end);
     if (this.end - this.start > MAX_RENDERED) this.dropBefore(this.end - WINDOW);
-    this.markNew();
+    this.markNew(newFrom);
     this.updateEarlierButton();
     const focus = this.marked[0] ?? this.nodes.at(-1);
     focus?.scrollIntoView({ block: "start" });
@@ -82,7 +80,7 @@ export class WindowedList {
 
   private showEarlier(): void {
     const from = Math.max(0, this.start - EARLIER_CHUNK);
-    const created: HTMLElement[] = [];
+    const created: Item[] = [];
     for (let index = from; index < this.start; index += 1) created.push(this.create(index));
     this.earlier.after(...created);
     this.nodes = created.concat(this.nodes);
@@ -90,16 +88,25 @@ export class WindowedList {
     this.updateEarlierButton();
   }
 
-  private create(index: number): HTMLElement {
-    const node = this.render(index, index >= this.newFrom);
+  private create(index: number): Item {
+    const node = this.render(index);
     node.dataset.index = String(index);
     return node;
   }
 
-  private markNew(): void {
-    for (const node of this.marked) node.classList.remove("new");
-    this.marked = this.nodes.slice(Math.max(0, this.newFrom - this.start));
-    for (const node of this.marked) node.classList.add("new");
+  private markNew(newFrom: number): void {
+    const marked = this.nodes.slice(Math.max(0, newFrom - this.start));
+    const stillNew = new Set(marked);
+    for (const node of this.marked) {
+      if (stillNew.has(node)) continue;
+      node.classList.remove("new");
+      this.onMarked(node, false);
+    }
+    for (const node of marked) {
+      node.classList.add("new");
+      this.onMarked(node, true);
+    }
+    this.marked = marked;
   }
 
   private updateEarlierButton(): void {
