@@ -2,7 +2,14 @@ import { createServer } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ProviderError } from "../src/errors.js";
 import { createAnthropicProvider } from "../src/providers/anthropic.js";
-import { ask, fastRetries, providerFor, retriesIn, textOf } from "./support/anthropic-harness.js";
+import {
+  ask,
+  fastRetries,
+  providerFor,
+  retriesIn,
+  SHORT_IDLE_MS,
+  textOf,
+} from "./support/anthropic-harness.js";
 import {
   type FakeAnthropic,
   httpError,
@@ -64,8 +71,8 @@ describe("retrying the Anthropic API", () => {
   it("abandons a stream that stalls mid-text and retries, discarding the partial text", async () => {
     fake.script([{ kind: "stall", content: [text("This sentence never ends because")] }, answer]);
     const started = performance.now();
-    const { events, reply: got } = await ask(providerFor(fake));
-    expect(performance.now() - started).toBeGreaterThanOrEqual(fastRetries.idleTimeoutMs ?? 0);
+    const { events, reply: got } = await ask(providerFor(fake, { idleTimeoutMs: SHORT_IDLE_MS }));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(SHORT_IDLE_MS);
     expect(
       textOf(
         events.slice(
@@ -78,10 +85,17 @@ describe("retrying the Anthropic API", () => {
     expect(got?.message.content).toEqual([text("The complete answer.")]);
   });
 
+  it("keeps waiting on a stream that only pings, longer than the idle timeout, while the model thinks", async () => {
+    fake.script([{ ...answer, pauseMs: 3 * SHORT_IDLE_MS }]);
+    const { events, reply: got } = await ask(providerFor(fake, { idleTimeoutMs: SHORT_IDLE_MS }));
+    expect(retriesIn(events)).toEqual([]);
+    expect(got?.message.content).toEqual([text("The complete answer.")]);
+  });
+
   it("abandons a stream that stalls mid-tool-input and retries", async () => {
     const call = toolUse("toolu_1", "bash", { command: "find . -name '*.ts' | xargs wc -l" });
     fake.script([{ kind: "stall", content: [call] }, reply(call)]);
-    const { events, reply: got } = await ask(providerFor(fake));
+    const { events, reply: got } = await ask(providerFor(fake, { idleTimeoutMs: SHORT_IDLE_MS }));
     expect(retriesIn(events)).toHaveLength(1);
     expect(got?.message.content).toEqual([call]);
     expect(got?.stopReason).toBe("tool_use");

@@ -74,14 +74,34 @@ async function* streamOnce(
   signal: AbortSignal,
   alive: () => void,
 ): AsyncGenerator<StreamEvent, ModelReply> {
-  const stream = client.messages.stream(params, { signal });
+  const watched = client.withOptions({ fetch: fetchReportingProgress(alive) });
+  const stream = watched.messages.stream(params, { signal });
   for await (const event of stream) {
-    alive();
     if (event.type === "content_block_delta" && event.delta.type === "text_delta") {
       if (event.delta.text) yield { type: "text_delta", text: event.delta.text };
     }
   }
   return toModelReply(await stream.finalMessage());
+}
+
+/**
+ * A fetch whose response reports every chunk that arrives. The SDK hides SSE pings, but a
+ * server that pings while the model thinks is alive, and the idle timeout must know it.
+ */
+function fetchReportingProgress(alive: () => void): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    alive();
+    if (!response.body) return response;
+    const reporting = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        alive();
+        controller.enqueue(chunk);
+      },
+    });
+    const { status, statusText, headers } = response;
+    return new Response(response.body.pipeThrough(reporting), { status, statusText, headers });
+  };
 }
 
 /**

@@ -1,5 +1,6 @@
 // Runs the real Anthropic provider (through the SDK, over HTTP) against the fake server, with
-// retry timings small enough for tests.
+// retry timings small enough for tests. The idle timeout stays generous unless a test is about
+// stalls: on a loaded machine a worker's first request alone can take a few hundred ms.
 
 import type { Message } from "../../src/messages.js";
 import { createAnthropicProvider } from "../../src/providers/anthropic.js";
@@ -10,18 +11,30 @@ import type { FakeAnthropic } from "./fake-anthropic-server.js";
 export const fastRetries: Partial<RetryPolicy> = {
   initialDelayMs: 5,
   maxDelayMs: 20,
-  idleTimeoutMs: 300,
+  idleTimeoutMs: 5_000,
 };
+
+/** The idle timeout for tests about stalls. */
+export const SHORT_IDLE_MS = 400;
 
 export function providerFor(
   fake: FakeAnthropic,
-  options: { model?: string; onRepair?: (repair: string) => void; maxAttempts?: number } = {},
+  options: {
+    model?: string;
+    onRepair?: (repair: string) => void;
+    maxAttempts?: number;
+    idleTimeoutMs?: number;
+  } = {},
 ): Provider {
   return createAnthropicProvider({
     apiKey: "test-key",
     baseURL: fake.url,
     model: options.model ?? "claude-test-1",
-    retryPolicy: { ...fastRetries, maxAttempts: options.maxAttempts ?? 6 },
+    retryPolicy: {
+      ...fastRetries,
+      maxAttempts: options.maxAttempts ?? 6,
+      idleTimeoutMs: options.idleTimeoutMs ?? fastRetries.idleTimeoutMs,
+    },
     onRepair: options.onRepair,
   });
 }

@@ -37,6 +37,8 @@ export interface FakeReply {
   content: FakeBlock[];
   /** Defaults to tool_use when the content has a tool call, else end_turn. */
   stopReason?: string;
+  /** Thinks this long before the content, sending only a ping every 100 ms meanwhile. */
+  pauseMs?: number;
 }
 
 export type FakeTurn =
@@ -198,10 +200,21 @@ function streamTurn(
   const send = (event: SseEvent, done?: () => void) =>
     res.write(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`, done);
   switch (turn.kind) {
-    case "reply":
-      for (const event of events) send(event);
-      res.end();
+    case "reply": {
+      const [start, ...rest] = events;
+      if (start) send(start);
+      const pinging = setInterval(() => send({ event: "ping", data: { type: "ping" } }), 100);
+      const finish = setTimeout(() => {
+        clearInterval(pinging);
+        for (const event of rest) send(event);
+        res.end();
+      }, turn.pauseMs ?? 0);
+      res.on("close", () => {
+        clearInterval(pinging);
+        clearTimeout(finish);
+      });
       return;
+    }
     case "stall":
       for (const event of events.slice(0, middleOfLastBlock)) send(event);
       return;
