@@ -111,9 +111,9 @@ function fetchReportingProgress(alive: () => void): typeof fetch {
 function toModelReply(message: AnthropicMessage): ModelReply {
   const content: AssistantBlock[] = [];
   for (const block of message.content) {
-    if (block.type === "text" && block.text.trim())
+    if (block.type === "text" && block.text.trim()) {
       content.push({ type: "text", text: block.text });
-    if (block.type === "tool_use") {
+    } else if (block.type === "tool_use") {
       content.push({ type: "tool_use", id: block.id, name: block.name, input: block.input });
     }
   }
