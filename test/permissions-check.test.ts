@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -183,6 +183,7 @@ describe("auto mode", () => {
     const run = await runWrapped(sandbox, command, workspace);
     expect(run.output).toContain("Read-only file system");
     expect(existsSync(join(outside, "file.txt"))).toBe(false);
+    rmSync(outside, { recursive: true });
   });
 
   it("lets tools other than bash run, since it never asks", async () => {

@@ -85,6 +85,7 @@ const table: [string, Expected, string][] = [
   ["rm -rf *", "flagged", '"rm -rf *" deletes the whole workspace'],
   ['rm -rf "$BUILD_DIR"', "flagged", "a path that is only known when it runs"],
   ["cd src && rm -rf ../../other", "deny", "deletes recursively outside the workspace"],
+  ["rm -rf ./.git", "flagged", '"rm -rf ./.git" deletes the repository\'s history (.git)'],
   ["rm -rf build dist", "ask", '"rm -rf build dist" is not known to be read-only'],
   // writes and things the parser cannot prove
   ["echo hi > notes.txt", "ask", '"echo hi" writes to a file (> notes.txt)'],

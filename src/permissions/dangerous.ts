@@ -112,7 +112,9 @@ function deletion(part: CommandPart, targets: Word[], context: DangerContext): F
     case "unknown":
       return ask(part, "deletes recursively a path that is only known when it runs");
     case "inside":
-      return null;
+      return targets.some((target) => /(^|\/)\.git\/?$/.test(target.value ?? ""))
+        ? ask(part, "deletes the repository's history (.git)")
+        : null;
   }
 }
 
