@@ -1,0 +1,102 @@
+// The OpenAI Chat Completions provider: OpenAI itself and every server that speaks its protocol
+// (Ollama, LM Studio, vLLM, llama.cpp, OpenRouter, DeepSeek). It streams the reply, turns it
+// into our assistant message, and asks again when a server answers with nothing at all.
+
+import OpenAI from "openai";
+import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
+import { ProviderError } from "../errors.js";
+import { isAbort, type ServerContext, toProviderError } from "./openai-errors.js";
+import { addChunk, finishReply, isEmptyReply, startReply } from "./openai-reply.js";
+import { toChatMessages, toChatTools } from "./openai-request.js";
+import type { ModelReply, ModelRequest, Provider, StreamEvent } from "./provider.js";
+
+export interface OpenAIProviderOptions {
+  /** Omitted for local servers that need no key. */
+  apiKey?: string | null;
+  baseURL: string;
+  model: string;
+  /** Sent as `max_tokens` only when set: by default the server's own limit applies. */
+  maxTokens?: number;
+  /** The preset's name, used in error messages and as the provider's name. */
+  name?: string;
+  /** The environment variable the key came from, named when the key is rejected. */
+  apiKeyEnv?: string | null;
+}
+
+/** How many times an empty reply is asked for again before giving up. */
+export const EMPTY_REPLY_RETRIES = 2;
+
+export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
+  const server: ServerContext = {
+    name: options.name ?? "openai",
+    baseURL: options.baseURL,
+    model: options.model,
+    apiKeyEnv: options.apiKeyEnv === undefined ? "OPENAI_API_KEY" : options.apiKeyEnv,
+  };
+  const client = new OpenAI({
+    // The SDK insists on a key; local servers ignore this one. Passing it also keeps the SDK
+    // from sending OPENAI_API_KEY from the environment to a server it was not meant for.
+    apiKey: options.apiKey ?? "no-key",
+    baseURL: options.baseURL,
+    maxRetries: 0,
+  });
+
+  /** One request and its streamed reply, with nothing retried. */
+  async function* attempt(
+    request: ModelRequest,
+    signal: AbortSignal,
+  ): AsyncGenerator<StreamEvent, ModelReply> {
+    const body: ChatCompletionCreateParamsStreaming = {
+      model: options.model,
+      messages: toChatMessages(request.system, request.messages),
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    if (request.tools.length > 0) body.tools = toChatTools(request.tools);
+    if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens;
+
+    const reply = startReply();
+    const stream = await client.chat.completions.create(body, { signal });
+    for await (const chunk of stream) {
+      const text = addChunk(reply, chunk);
+      if (text !== "") yield { type: "text_delta", text };
+    }
+    // The SDK ends the iteration quietly when aborted: make the interruption visible.
+    signal.throwIfAborted();
+    if (reply.finishReason === null && !isEmptyReply(reply)) {
+      throw new ProviderError(
+        "server",
+        `The reply from ${server.baseURL} ended before the model finished.`,
+      );
+    }
+    return finishReply(reply, `call_${request.messages.length}`);
+  }
+
+  function classify(error: unknown, signal: AbortSignal): unknown {
+    return isAbort(error, signal) ? error : toProviderError(error, server);
+  }
+
+  return {
+    name: server.name,
+    model: options.model,
+    async *stream(request) {
+      for (let retry = 0; ; retry += 1) {
+        let reply: ModelReply;
+        try {
+          reply = yield* attempt(request, request.signal);
+        } catch (error) {
+          throw classify(error, request.signal);
+        }
+        if (reply.message.content.length > 0 || reply.stopReason === "refusal") return reply;
+        if (retry === EMPTY_REPLY_RETRIES) {
+          throw new ProviderError(
+            "empty_reply",
+            `The model "${options.model}" sent an empty reply ${EMPTY_REPLY_RETRIES + 1} times in a row (no text and no tool calls).`,
+          );
+        }
+        const reason = "the model sent an empty reply";
+        yield { type: "retry", attempt: retry + 1, delayMs: 0, reason };
+      }
+    },
+  };
+}
