@@ -1,0 +1,226 @@
+// Every session is an append-only JSONL transcript: a header line, then one line per message
+// and per loop milestone. Lines are written synchronously as events happen, so each message is
+// on disk before the next request is sent, and appending costs the same however long the
+// session is.
+
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { LoopEvent, LoopStopReason, TransitionReason } from "./events.js";
+import type { Message, StopReason, Usage } from "./messages.js";
+
+export const SESSION_FORMAT_VERSION = 1;
+
+export interface SessionHeader {
+  type: "session";
+  version: number;
+  id: string;
+  cwd: string;
+  model: string;
+  provider: string;
+  startedAt: string;
+}
+
+export type SessionEntry =
+  | {
+      type: "message";
+      at: string;
+      message: Message;
+      turn?: number;
+      stopReason?: StopReason;
+      usage?: Usage;
+      durationMs?: number;
+    }
+  | { type: "turn_end"; at: string; turn: number; transitionReason: TransitionReason | null }
+  | { type: "stop"; at: string; reason: LoopStopReason; detail: string }
+  | { type: "repair"; at: string; description: string };
+
+export function sessionsDirectory(env: NodeJS.ProcessEnv = process.env): string {
+  const stateHome = env.XDG_STATE_HOME || join(homedir(), ".local", "state");
+  return join(stateHome, "agentloop", "sessions");
+}
+
+export function newSessionId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[:.]/g, "-").replace("Z", "");
+  return `${stamp}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+export interface SessionWriter {
+  readonly id: string;
+  readonly path: string;
+  recordMessage(message: Message): void;
+  recordEvent(event: LoopEvent): void;
+  recordRepair(description: string): void;
+  close(): void;
+}
+
+/** Opens a session file for appending; writes the header when the file is new. */
+export function openSessionWriter(
+  directory: string,
+  header: SessionHeader,
+  options: { resume?: boolean } = {},
+): SessionWriter {
+  mkdirSync(directory, { recursive: true, mode: 0o700 });
+  const path = join(directory, `${header.id}.jsonl`);
+  const fd = openSync(path, "a", 0o600);
+  const append = (line: object) => writeSync(fd, `${JSON.stringify(line)}\n`);
+  if (!options.resume) append(header);
+  const at = () => new Date().toISOString();
+
+  return {
+    id: header.id,
+    path,
+    recordMessage: (message) => append({ type: "message", at: at(), message }),
+    recordRepair: (description) => append({ type: "repair", at: at(), description }),
+    recordEvent(event) {
+      switch (event.type) {
+        case "assistant_message": {
+          const { turn, message, stopReason, usage, durationMs } = event;
+          append({ type: "message", at: at(), turn, message, stopReason, usage, durationMs });
+          return;
+        }
+        case "tool_results":
+          append({ type: "message", at: at(), turn: event.turn, message: event.message });
+          return;
+        case "turn_end":
+          append({
+            type: "turn_end",
+            at: at(),
+            turn: event.turn,
+            transitionReason: event.transitionReason,
+          });
+          return;
+        case "stop":
+          append({ type: "stop", at: at(), reason: event.reason, detail: event.detail });
+          return;
+        case "turn_start":
+        case "text_delta":
+        case "retry":
+        case "tool_start":
+        case "tool_end":
+          return;
+      }
+    },
+    close: () => closeSync(fd),
+  };
+}
+
+export interface SessionProblem {
+  line: number;
+  reason: string;
+}
+
+export interface SessionContents {
+  header: SessionHeader | null;
+  entries: SessionEntry[];
+  messages: Message[];
+  /** Lines that could not be read, with their 1-based line numbers. */
+  problems: SessionProblem[];
+}
+
+/** Reads a session file leniently: a corrupt or truncated line is reported and skipped. */
+export function parseSession(text: string): SessionContents {
+  const contents: SessionContents = { header: null, entries: [], messages: [], problems: [] };
+  const lines = text.split("\n");
+  for (const [index, line] of lines.entries()) {
+    if (line.trim() === "") continue;
+    const lineNumber = index + 1;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      const truncated = index === lines.length - 1 && !text.endsWith("\n");
+      const reason = truncated
+        ? "the line is cut off (was agentloop killed while writing?)"
+        : "the line is not valid JSON";
+      contents.problems.push({ line: lineNumber, reason });
+      continue;
+    }
+    const problem = shapeProblem(value, lineNumber);
+    if (problem) {
+      contents.problems.push({ line: lineNumber, reason: problem });
+      continue;
+    }
+    const record = value as SessionHeader | SessionEntry;
+    if (record.type === "session") contents.header = record;
+    else {
+      contents.entries.push(record);
+      if (record.type === "message") contents.messages.push(record.message);
+    }
+  }
+  return contents;
+}
+
+function shapeProblem(value: unknown, lineNumber: number): string | null {
+  if (typeof value !== "object" || value === null) return "the line is not a JSON object";
+  const record = value as { type?: unknown; message?: { role?: unknown; content?: unknown } };
+  switch (record.type) {
+    case "session":
+      return lineNumber === 1 ? null : "a session header appears after the first line";
+    case "message": {
+      const message = record.message;
+      const validRole = message?.role === "user" || message?.role === "assistant";
+      const validContent = typeof message?.content === "string" || Array.isArray(message?.content);
+      return validRole && validContent ? null : "the message has no valid role or content";
+    }
+    case "turn_end":
+    case "stop":
+    case "repair":
+      return null;
+    default:
+      return `unknown entry type ${JSON.stringify(record.type)}`;
+  }
+}
+
+export function readSession(path: string): SessionContents {
+  return parseSession(readFileSync(path, "utf8"));
+}
+
+export interface SessionSummary {
+  id: string;
+  path: string;
+  startedAt: string;
+  model: string;
+  provider: string;
+  cwd: string;
+  turns: number;
+  firstPrompt: string;
+}
+
+/** Sessions started in `cwd`, newest first. */
+export function listSessions(directory: string, cwd: string): SessionSummary[] {
+  let files: string[];
+  try {
+    files = readdirSync(directory).filter((name) => name.endsWith(".jsonl"));
+  } catch {
+    return [];
+  }
+  const summaries: SessionSummary[] = [];
+  for (const file of files) {
+    const path = join(directory, file);
+    const { header, entries, messages } = readSession(path);
+    if (!header || header.cwd !== cwd) continue;
+    const first = messages.find((message) => message.role === "user");
+    summaries.push({
+      id: header.id,
+      path,
+      startedAt: header.startedAt,
+      model: header.model,
+      provider: header.provider,
+      cwd: header.cwd,
+      turns: entries.filter(
+        (entry) => entry.type === "message" && entry.message.role === "assistant",
+      ).length,
+      firstPrompt: first ? firstLine(first) : "",
+    });
+  }
+  return summaries.sort((a, b) => b.startedAt.localeCompare(a.startedAt));
+}
+
+function firstLine(message: Message): string {
+  const text =
+    typeof message.content === "string"
+      ? message.content
+      : message.content.map((block) => (block.type === "text" ? block.text : "")).join(" ");
+  return text.trim().split("\n")[0] ?? "";
+}
