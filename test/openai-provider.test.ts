@@ -85,6 +85,12 @@ describe("the OpenAI provider, streaming through the SDK", () => {
     expect(body).not.toHaveProperty("max_tokens");
   });
 
+  it("sends no Authorization header to a server that needs no key", async () => {
+    const server = await serve([{ content: [text("ok")] }]);
+    await ask(server, { apiKey: null });
+    expect(server.requests[0]?.headers).not.toHaveProperty("authorization");
+  });
+
   it("sends max_tokens only when it is configured", async () => {
     const server = await serve([{ content: [text("ok")] }]);
     await ask(server, { maxTokens: 123 });

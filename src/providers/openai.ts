@@ -34,9 +34,10 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
     apiKeyEnv: options.apiKeyEnv === undefined ? "OPENAI_API_KEY" : options.apiKeyEnv,
   };
   const client = new OpenAI({
-    // The SDK insists on a key; local servers ignore this one. Passing it also keeps the SDK
-    // from sending OPENAI_API_KEY from the environment to a server it was not meant for.
-    apiKey: options.apiKey ?? "no-key",
+    // The SDK insists on a key and would take OPENAI_API_KEY from the environment; a server
+    // that needs none gets no Authorization header at all, so that key never leaks to it.
+    apiKey: options.apiKey ?? "unused",
+    defaultHeaders: options.apiKey ? {} : { authorization: null },
     baseURL: options.baseURL,
     maxRetries: 0,
   });

@@ -95,7 +95,7 @@ export function resolveProvider(choice: ProviderChoice): ResolvedProvider | Conf
   const preset: Preset = PRESETS[name];
 
   const baseURL = choice.baseURL ?? env(preset.baseURLEnv) ?? preset.baseURL;
-  if (!URL.canParse(baseURL)) {
+  if (!isHttpURL(baseURL)) {
     return new ConfigError(
       `The base URL "${baseURL}" is not a URL: write it like http://localhost:11434/v1.`,
     );
@@ -119,6 +119,10 @@ export function resolveProvider(choice: ProviderChoice): ResolvedProvider | Conf
     apiKeyEnv: preset.apiKeyEnv,
     model,
   };
+}
+
+function isHttpURL(text: string): boolean {
+  return URL.canParse(text) && ["http:", "https:"].includes(new URL(text).protocol);
 }
 
 function isPresetName(name: string): name is PresetName {
