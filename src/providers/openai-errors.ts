@@ -24,11 +24,12 @@ export function toProviderError(error: unknown, server: ServerContext): Provider
   if (error instanceof ProviderError) return error;
   if (error instanceof APIConnectionError) return unreachable(error, server);
   if (error instanceof APIError) return fromStatus(error, server);
-  const reason = error instanceof Error ? causeMessage(error) : String(error);
-  return new ProviderError(
-    "server",
-    `The connection to ${server.baseURL} broke off during the reply (${reason}).`,
-  );
+  // A socket that breaks mid-stream reaches us as Node's own error, not the SDK's.
+  if (error instanceof Error && errorCode(error) !== undefined) {
+    const message = `The connection to ${server.baseURL} broke off during the reply (${causeMessage(error)}).`;
+    return new ProviderError("server", message);
+  }
+  throw error;
 }
 
 function fromStatus(error: APIError, server: ServerContext): ProviderError {
