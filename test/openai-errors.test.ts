@@ -2,20 +2,17 @@ import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createOpenAIProvider, type OpenAIProviderOptions } from "../src/providers/openai.js";
 import { drain } from "./support/drain.js";
-import {
-  type FakeOpenAIServer,
-  type FakeTurn,
-  startFakeOpenAIServer,
-} from "./support/fake-openai-server.js";
+import { type FakeOpenAI, type FakeTurn, startFakeOpenAI } from "./support/fake-openai-server.js";
 import { text } from "./support/scripted-provider.js";
 
-const servers: FakeOpenAIServer[] = [];
+const servers: FakeOpenAI[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
 async function failureOf(turns: FakeTurn[], options: Partial<OpenAIProviderOptions> = {}) {
-  const server = await startFakeOpenAIServer(turns);
+  const server = await startFakeOpenAI();
+  server.script(turns);
   servers.push(server);
   return failureAt(server.url, options);
 }
@@ -45,7 +42,9 @@ async function closedPort(): Promise<number> {
 
 describe("the OpenAI provider's errors", () => {
   it("names OPENAI_API_KEY when the key is rejected", async () => {
-    const error = await failureOf([{ fault: "http", status: 401, message: "Incorrect API key" }]);
+    const error = await failureOf([
+      { kind: "http_error", status: 401, message: "Incorrect API key" },
+    ]);
     expect(error).toMatchObject({
       kind: "authentication",
       status: 401,
@@ -54,7 +53,7 @@ describe("the OpenAI provider's errors", () => {
   });
 
   it("names the preset's key variable when access is denied", async () => {
-    const error = await failureOf([{ fault: "http", status: 403, message: "Forbidden" }], {
+    const error = await failureOf([{ kind: "http_error", status: 403, message: "Forbidden" }], {
       name: "openrouter",
       apiKeyEnv: "OPENROUTER_API_KEY",
     });
@@ -65,7 +64,7 @@ describe("the OpenAI provider's errors", () => {
   });
 
   it("tells how to give a key to a local server that wants one", async () => {
-    const error = await failureOf([{ fault: "http", status: 401, message: "no key" }], {
+    const error = await failureOf([{ kind: "http_error", status: 401, message: "no key" }], {
       name: "vllm",
       apiKeyEnv: null,
     });
@@ -77,7 +76,7 @@ describe("the OpenAI provider's errors", () => {
 
   it("suggests ollama pull when Ollama does not have the model", async () => {
     const message = 'model "qwen3" not found, try pulling it first';
-    const error = await failureOf([{ fault: "http", status: 404, message }], {
+    const error = await failureOf([{ kind: "http_error", status: 404, message }], {
       name: "ollama",
       apiKeyEnv: null,
     });
@@ -92,7 +91,7 @@ describe("the OpenAI provider's errors", () => {
   it("names the model and the base URL when another server does not know the model", async () => {
     const message = "The model `qwen3` does not exist or you do not have access to it.";
     const error = await failureOf([
-      { fault: "http", status: 404, message, code: "model_not_found" },
+      { kind: "http_error", status: 404, message, code: "model_not_found" },
     ]);
     expect(error).toMatchObject({
       kind: "model_not_found",
@@ -116,7 +115,7 @@ describe("the OpenAI provider's errors", () => {
     ["vLLM's wording", { message: "This model's maximum context length is 8192 tokens." }],
     ["llama.cpp's wording", { message: "the request exceeds the available context size" }],
   ])("recognises a context window overflow from %s", async (_, body) => {
-    const error = await failureOf([{ fault: "http", status: 400, ...body }]);
+    const error = await failureOf([{ kind: "http_error", status: 400, ...body }]);
     expect(error).toMatchObject({
       kind: "context_too_long",
       message: expect.stringMatching(
@@ -126,7 +125,9 @@ describe("the OpenAI provider's errors", () => {
   });
 
   it("reports any other 400 as an invalid request, with the server's reason", async () => {
-    const error = await failureOf([{ fault: "http", status: 400, message: "temperature is bad." }]);
+    const error = await failureOf([
+      { kind: "http_error", status: 400, message: "temperature is bad." },
+    ]);
     expect(error).toMatchObject({
       kind: "invalid_request",
       status: 400,
@@ -135,15 +136,14 @@ describe("the OpenAI provider's errors", () => {
   });
 
   it("reports 429 as rate limiting and 5xx as a server failure", async () => {
-    const limited = await failureOf([{ fault: "http", status: 429, message: "Slow down" }]);
+    const limited = await failureOf([{ kind: "http_error", status: 429, message: "Slow down" }]);
     expect(limited).toMatchObject({ kind: "rate_limited", status: 429 });
-    const failed = await failureOf([{ fault: "http", status: 503, message: "Overloaded" }]);
+    const failed = await failureOf([{ kind: "http_error", status: 503, message: "Overloaded" }]);
     expect(failed).toMatchObject({ kind: "server", status: 503 });
   });
 
   it("reports a connection dropped mid-reply as a server failure", async () => {
-    const reply = { content: [text("a reply that is cut off")] };
-    const error = await failureOf([{ fault: "reset", reply, afterChunks: 3 }]);
+    const error = await failureOf([{ kind: "reset", content: [text("a reply that is cut off")] }]);
     expect(error).toMatchObject({
       kind: "server",
       message: expect.stringMatching(/^The connection to .* broke off during the reply/),
@@ -151,9 +151,8 @@ describe("the OpenAI provider's errors", () => {
   });
 
   it("reports an error event inside the stream as a server failure", async () => {
-    const reply = { content: [text("half an answer")] };
     const error = await failureOf([
-      { fault: "stream_error", reply, afterChunks: 2, message: "model crashed" },
+      { kind: "sse_error", content: [text("half an answer")], message: "model crashed" },
     ]);
     expect(error).toMatchObject({
       kind: "server",

@@ -9,21 +9,21 @@ import { createBashTool } from "../src/tools/bash.js";
 import { createToolbox } from "../src/tools/toolbox.js";
 import { drain } from "./support/drain.js";
 import {
-  type FakeOpenAIServer,
+  type FakeOpenAI,
   type FakeTurn,
   type RecordedRequest,
-  rawToolCall,
-  startFakeOpenAIServer,
+  startFakeOpenAI,
 } from "./support/fake-openai-server.js";
 import { bash, text } from "./support/scripted-provider.js";
 
-const servers: FakeOpenAIServer[] = [];
+const servers: FakeOpenAI[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
 async function runLoop(turns: FakeTurn[]) {
-  const server = await startFakeOpenAIServer(turns);
+  const server = await startFakeOpenAI();
+  server.script(turns);
   servers.push(server);
   const cwd = mkdtempSync(join(tmpdir(), "agentloop-openai-"));
   const state = createLoopState([{ role: "user", content: "do the task" }]);
@@ -57,22 +57,29 @@ function firstResult(message: Message | undefined): ToolResultBlock | undefined 
 describe("the agent loop on the OpenAI provider", () => {
   it("runs bash calls over several turns, and every request passes the strict check", async () => {
     const { server, state, stop, cwd } = await runLoop([
-      { content: [text("Two at once."), bash("c1", "echo one > f"), bash("c2", "echo two")] },
-      (request) => {
-        const seen = toolMessages(request);
-        return {
-          content: [bash("c3", `cat f; echo "saw ${seen.c2?.split("\n")[0]}"`)],
-          quirks: ["empty_name_later"],
-        };
+      {
+        kind: "reply",
+        content: [text("Two at once."), bash("c1", "echo one > f"), bash("c2", "echo two")],
       },
-      { content: [text("Checking."), bash("c4", "ls")], quirks: ["no_ids"], finish: "stop" },
-      { content: [text("All done.")] },
+      { kind: "reply", content: [bash("c3", "cat f")], quirks: ["empty_name_later"] },
+      {
+        kind: "reply",
+        content: [text("Checking."), bash("c4", "ls")],
+        quirks: ["no_ids"],
+        finish: "stop",
+      },
+      { kind: "reply", content: [text("All done.")] },
     ]);
-    expect(server.rejections).toEqual([]);
-    expect(server.requests).toHaveLength(4);
+    expect(server.requests.map((request) => request.rejection)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
     expect(stop).toMatchObject({ reason: "end_turn", finalText: "All done." });
     expect(existsSync(join(cwd, "f"))).toBe(true);
-    expect(toolMessages(server.requests[2] as RecordedRequest).c3).toMatch(/^one\nsaw two/);
+    expect(toolMessages(server.requests[1] as RecordedRequest).c2).toMatch(/^two/);
+    expect(toolMessages(server.requests[2] as RecordedRequest).c3).toMatch(/^one/);
     expect(Object.keys(toolMessages(server.requests[3] as RecordedRequest))).toEqual([
       "c1",
       "c2",
@@ -94,10 +101,13 @@ describe("the agent loop on the OpenAI provider", () => {
   it("answers a call with invalid argument JSON with an error naming it, and runs nothing", async () => {
     const broken = '{"command": "touch ran", ';
     const { server, state, cwd } = await runLoop([
-      { content: [rawToolCall("bash", broken, "c1")] },
-      { content: [text("I will fix my JSON.")] },
+      {
+        kind: "reply",
+        content: [{ type: "tool_use", id: "c1", name: "bash", partialJson: broken }],
+      },
+      { kind: "reply", content: [text("I will fix my JSON.")] },
     ]);
-    expect(server.rejections).toEqual([]);
+    expect(server.requests.map((request) => request.status)).toEqual([200, 200]);
     expect(existsSync(join(cwd, "ran"))).toBe(false);
     const result = firstResult(state.messages[2]);
     expect(result).toMatchObject({ tool_use_id: "c1", is_error: true });
@@ -110,10 +120,14 @@ describe("the agent loop on the OpenAI provider", () => {
   it("answers a tool call cut off by the length limit instead of running it", async () => {
     const cutOff = '{"command": "touch ran';
     const { server, state, cwd } = await runLoop([
-      { content: [rawToolCall("bash", cutOff, "c1")], finish: "length" },
-      { content: [text("Smaller steps then.")] },
+      {
+        kind: "reply",
+        content: [{ type: "tool_use", id: "c1", name: "bash", partialJson: cutOff }],
+        stopReason: "max_tokens",
+      },
+      { kind: "reply", content: [text("Smaller steps then.")] },
     ]);
-    expect(server.rejections).toEqual([]);
+    expect(server.requests.map((request) => request.status)).toEqual([200, 200]);
     expect(existsSync(join(cwd, "ran"))).toBe(false);
     const result = firstResult(state.messages[2]);
     expect(result?.content).toMatch(/cut off by the output token limit/);

@@ -3,21 +3,17 @@ import type { Message } from "../src/messages.js";
 import { createOpenAIProvider, type OpenAIProviderOptions } from "../src/providers/openai.js";
 import type { ToolDefinition } from "../src/providers/provider.js";
 import { drain } from "./support/drain.js";
-import {
-  type FakeOpenAIServer,
-  type FakeTurn,
-  rawToolCall,
-  startFakeOpenAIServer,
-} from "./support/fake-openai-server.js";
+import { type FakeOpenAI, type FakeTurn, startFakeOpenAI } from "./support/fake-openai-server.js";
 import { bash, text } from "./support/scripted-provider.js";
 
-const servers: FakeOpenAIServer[] = [];
+const servers: FakeOpenAI[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
-async function serve(turns: FakeTurn[]): Promise<FakeOpenAIServer> {
-  const server = await startFakeOpenAIServer(turns);
+async function serve(turns: FakeTurn[]): Promise<FakeOpenAI> {
+  const server = await startFakeOpenAI();
+  server.script(turns);
   servers.push(server);
   return server;
 }
@@ -29,7 +25,7 @@ const bashTool: ToolDefinition = {
 };
 
 function ask(
-  server: FakeOpenAIServer,
+  server: FakeOpenAI,
   options: Partial<OpenAIProviderOptions> = {},
   messages: Message[] = [{ role: "user", content: "hi" }],
   signal = new AbortController().signal,
@@ -45,7 +41,7 @@ function ask(
 
 describe("the OpenAI provider, streaming through the SDK", () => {
   it("streams text as it arrives and returns it as one text block", async () => {
-    const server = await serve([{ content: [text("Hello there, how are you?")] }]);
+    const server = await serve([{ kind: "reply", content: [text("Hello there, how are you?")] }]);
     const { events, result } = await ask(server);
     expect(events.length).toBeGreaterThan(3);
     expect(events.map((event) => (event.type === "text_delta" ? event.text : "")).join("")).toBe(
@@ -59,7 +55,7 @@ describe("the OpenAI provider, streaming through the SDK", () => {
   });
 
   it("sends the system prompt, the tools as functions, and asks for usage", async () => {
-    const server = await serve([{ content: [text("ok")] }]);
+    const server = await serve([{ kind: "reply", content: [text("ok")] }]);
     await ask(server);
     const { body, headers } = server.requests[0] ?? { body: {}, headers: {} };
     expect(headers.authorization).toBe("Bearer sk-test");
@@ -86,20 +82,20 @@ describe("the OpenAI provider, streaming through the SDK", () => {
   });
 
   it("sends no Authorization header to a server that needs no key", async () => {
-    const server = await serve([{ content: [text("ok")] }]);
+    const server = await serve([{ kind: "reply", content: [text("ok")] }]);
     await ask(server, { apiKey: null });
     expect(server.requests[0]?.headers).not.toHaveProperty("authorization");
   });
 
   it("sends max_tokens only when it is configured", async () => {
-    const server = await serve([{ content: [text("ok")] }]);
+    const server = await serve([{ kind: "reply", content: [text("ok")] }]);
     await ask(server, { maxTokens: 123 });
     expect(server.requests[0]?.body.max_tokens).toBe(123);
   });
 
   it("maps usage, including cached prompt tokens", async () => {
     const usage = { prompt_tokens: 900, completion_tokens: 42, cached_tokens: 512 };
-    const server = await serve([{ content: [text("ok")], usage }]);
+    const server = await serve([{ kind: "reply", content: [text("ok")], usage }]);
     const { result } = await ask(server);
     expect(result.usage).toEqual({
       input_tokens: 900,
@@ -111,7 +107,9 @@ describe("the OpenAI provider, streaming through the SDK", () => {
 
   it("joins tool-call arguments sent in fragments into the call's input", async () => {
     const command = "grep -rn 'needle' src | head -20";
-    const server = await serve([{ content: [text("Searching."), bash("call_abc", command)] }]);
+    const server = await serve([
+      { kind: "reply", content: [text("Searching."), bash("call_abc", command)] },
+    ]);
     const { result } = await ask(server);
     expect(result.message.content).toEqual([
       { type: "text", text: "Searching." },
@@ -121,14 +119,20 @@ describe("the OpenAI provider, streaming through the SDK", () => {
   });
 
   it("keeps several tool calls apart and in order", async () => {
-    const server = await serve([{ content: [bash("a", "echo 1"), bash("b", "echo 2")] }]);
+    const server = await serve([
+      { kind: "reply", content: [bash("a", "echo 1"), bash("b", "echo 2")] },
+    ]);
     const { result } = await ask(server);
     expect(result.message.content).toEqual([bash("a", "echo 1"), bash("b", "echo 2")]);
   });
 
   it("keeps the id and name when later chunks carry an empty name and no id", async () => {
     const server = await serve([
-      { content: [bash("a", "ls -la"), bash("b", "pwd")], quirks: ["empty_name_later"] },
+      {
+        kind: "reply",
+        content: [bash("a", "ls -la"), bash("b", "pwd")],
+        quirks: ["empty_name_later"],
+      },
     ]);
     const { result } = await ask(server);
     expect(result.message.content).toEqual([bash("a", "ls -la"), bash("b", "pwd")]);
@@ -136,7 +140,7 @@ describe("the OpenAI provider, streaming through the SDK", () => {
 
   it("does not double a name that every chunk repeats", async () => {
     const server = await serve([
-      { content: [bash("a", "echo repeated")], quirks: ["repeat_id_and_name"] },
+      { kind: "reply", content: [bash("a", "echo repeated")], quirks: ["repeat_id_and_name"] },
     ]);
     const { result } = await ask(server);
     expect(result.message.content).toEqual([bash("a", "echo repeated")]);
@@ -144,7 +148,11 @@ describe("the OpenAI provider, streaming through the SDK", () => {
 
   it("reads calls that arrive whole, one chunk each", async () => {
     const server = await serve([
-      { content: [bash("a", "echo 1"), bash("b", "echo 2")], quirks: ["whole_calls"] },
+      {
+        kind: "reply",
+        content: [bash("a", "echo 1"), bash("b", "echo 2")],
+        quirks: ["whole_calls"],
+      },
     ]);
     const { result } = await ask(server);
     expect(result.message.content).toEqual([bash("a", "echo 1"), bash("b", "echo 2")]);
@@ -152,7 +160,11 @@ describe("the OpenAI provider, streaming through the SDK", () => {
 
   it("tells parallel calls apart by id when a server sends them all at index 0", async () => {
     const server = await serve([
-      { content: [bash("a", "echo 1"), bash("b", "echo 2")], quirks: ["all_at_index_zero"] },
+      {
+        kind: "reply",
+        content: [bash("a", "echo 1"), bash("b", "echo 2")],
+        quirks: ["all_at_index_zero"],
+      },
     ]);
     const { result } = await ask(server);
     expect(result.message.content).toEqual([bash("a", "echo 1"), bash("b", "echo 2")]);
@@ -160,6 +172,7 @@ describe("the OpenAI provider, streaming through the SDK", () => {
 
   it("gives calls without ids stable ids of its own, unique in the conversation", async () => {
     const turn: FakeTurn = {
+      kind: "reply",
       content: [bash("ignored", "echo 1"), bash("ignored", "echo 2")],
       quirks: ["no_ids"],
     };
@@ -172,14 +185,21 @@ describe("the OpenAI provider, streaming through the SDK", () => {
   });
 
   it("returns tool calls that come with finish_reason stop, so the loop still runs them", async () => {
-    const server = await serve([{ content: [bash("a", "echo hi")], finish: "stop" }]);
+    const server = await serve([
+      { kind: "reply", content: [bash("a", "echo hi")], finish: "stop" },
+    ]);
     const { result } = await ask(server);
     expect(result.message.content).toEqual([bash("a", "echo hi")]);
     expect(result.stopReason).toBe("end_turn");
   });
 
   it('reads "" arguments of a parameterless tool as an empty input', async () => {
-    const server = await serve([{ content: [rawToolCall("list_todos", "", "call_1")] }]);
+    const server = await serve([
+      {
+        kind: "reply",
+        content: [{ type: "tool_use", id: "call_1", name: "list_todos", partialJson: "" }],
+      },
+    ]);
     const { result } = await ask(server);
     expect(result.message.content).toEqual([
       { type: "tool_use", id: "call_1", name: "list_todos", input: {} },
@@ -188,7 +208,12 @@ describe("the OpenAI provider, streaming through the SDK", () => {
 
   it("keeps invalid argument JSON as the raw string, for the toolbox to reject", async () => {
     const broken = '{"command": "ls", }';
-    const server = await serve([{ content: [rawToolCall("bash", broken, "call_1")] }]);
+    const server = await serve([
+      {
+        kind: "reply",
+        content: [{ type: "tool_use", id: "call_1", name: "bash", partialJson: broken }],
+      },
+    ]);
     const { result } = await ask(server);
     expect(result.message.content).toEqual([
       { type: "tool_use", id: "call_1", name: "bash", input: broken },
@@ -200,16 +225,16 @@ describe("the OpenAI provider, streaming through the SDK", () => {
     ["content_filter", "refusal"],
     ["something_new", "unknown"],
   ])("maps finish_reason %s to stop reason %s", async (finish, stopReason) => {
-    const server = await serve([{ content: [text("partial")], finish }]);
+    const server = await serve([{ kind: "reply", content: [text("partial")], finish }]);
     const { result } = await ask(server);
     expect(result).toMatchObject({ stopReason, rawStopReason: finish });
   });
 
   it("asks again after an empty reply and says so with a retry event", async () => {
     const server = await serve([
-      { content: [] },
-      { fault: "no_chunks" },
-      { content: [text("ok")] },
+      { kind: "reply", content: [] },
+      { kind: "no_chunks" },
+      { kind: "reply", content: [text("ok")] },
     ]);
     const { events, result } = await ask(server);
     expect(server.requests).toHaveLength(3);
@@ -222,9 +247,9 @@ describe("the OpenAI provider, streaming through the SDK", () => {
 
   it("gives up with an empty_reply error after two more empty replies", async () => {
     const server = await serve([
-      { content: [] },
-      { content: [text("  \n")] },
-      { fault: "no_chunks" },
+      { kind: "reply", content: [] },
+      { kind: "reply", content: [text("  \n")] },
+      { kind: "no_chunks" },
     ]);
     await expect(ask(server)).rejects.toMatchObject({
       name: "ProviderError",
@@ -236,7 +261,7 @@ describe("the OpenAI provider, streaming through the SDK", () => {
   });
 
   it("treats a stream that ends without a finish reason as broken, not as the answer", async () => {
-    const server = await serve([{ content: [text("I was saying")], finish: null }]);
+    const server = await serve([{ kind: "reply", content: [text("I was saying")], finish: null }]);
     await expect(ask(server)).rejects.toMatchObject({
       kind: "server",
       message: expect.stringContaining("ended before the model finished"),
@@ -244,8 +269,9 @@ describe("the OpenAI provider, streaming through the SDK", () => {
   });
 
   it("stops waiting and throws when the signal is aborted mid-stream", async () => {
-    const reply = { content: [text("a long answer that never ends")] };
-    const server = await serve([{ fault: "stall", reply, afterChunks: 2 }]);
+    const server = await serve([
+      { kind: "stall", content: [text("a long answer that never ends")] },
+    ]);
     const controller = new AbortController();
     const provider = createOpenAIProvider({ baseURL: server.url, model: "fake-model" });
     const stream = provider.stream({

@@ -1,108 +1,101 @@
-// A Chat Completions server on 127.0.0.1 that answers from a script, one turn per request,
-// streaming Server-Sent Events the way OpenAI does. Turns can reproduce the quirks of other
-// compatible servers and the faults of real networks. It records every request and rejects
-// invalid transcripts with a 400, like the real API (see chat-request-validator.ts).
+// A local stand-in for an OpenAI-compatible server: POST /v1/chat/completions with
+// `stream: true`, answered as SSE chunks ending in `data: [DONE]`. Each request takes the next
+// scripted turn: a reply (optionally with the tool-call quirks of other compatible servers) or
+// a fault (HTTP errors with retry-after, an empty body, stalls, resets, an error mid-stream).
+// Every request is recorded and checked first; an invalid one gets a 400 in OpenAI's words
+// without using up a turn (see chat-request-validator.ts). The scripting mirrors the fake
+// Anthropic server's, so one script can drive both.
 
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
-import type { AssistantBlock } from "../../src/messages.js";
+import type { AddressInfo } from "node:net";
 import { problemWithRequest } from "./chat-request-validator.js";
+import { type FakeReply, replyChunks } from "./fake-openai-chunks.js";
 
-/** A tool call written exactly as the server sends it, for arguments that are not our JSON. */
-export interface RawToolCall {
-  type: "raw_tool_call";
-  id?: string;
-  name: string;
-  arguments: string;
-}
+export type { FakeBlock, FakeReply, ToolCallQuirk } from "./fake-openai-chunks.js";
 
-/** How a server splits tool calls into chunks, beyond what OpenAI does. */
-export type ToolCallQuirk =
-  /** No call carries an id. */
-  | "no_ids"
-  /** Chunks after the first carry an empty name (and still no id). */
-  | "empty_name_later"
-  /** Every chunk repeats the call's id and name. */
-  | "repeat_id_and_name"
-  /** Every call is sent whole, in one chunk. */
-  | "whole_calls"
-  /** Every parallel call is sent at index 0, told apart only by its id. */
-  | "all_at_index_zero";
-
-export interface FakeReply {
-  /** Text and tool_use blocks in our shape (inputs are sent as JSON), or raw tool calls. */
-  content: Array<AssistantBlock | RawToolCall>;
-  /** Default: "tool_calls" when the reply has tool calls, else "stop". */
-  finish?: string | null;
-  quirks?: ToolCallQuirk[];
-  usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number };
-}
-
-export type FakeFault =
-  | { fault: "http"; status: number; message?: string; code?: string; retryAfter?: number }
+export type FakeTurn =
+  | ({ kind: "reply" } & FakeReply)
+  | {
+      kind: "http_error";
+      status: number;
+      message: string;
+      /** OpenAI's error code, such as "context_length_exceeded" or "model_not_found". */
+      code?: string;
+      headers?: Record<string, string>;
+    }
   /** A 200 whose event stream ends before a single chunk. */
-  | { fault: "no_chunks" }
-  /** Sends the first chunks of the reply, then nothing more until the client gives up. */
-  | { fault: "stall"; reply: FakeReply; afterChunks: number }
-  /** Sends the first chunks of the reply, then drops the connection. */
-  | { fault: "reset"; reply: FakeReply; afterChunks: number }
-  /** Sends the first chunks of the reply, then an error event in the stream. */
-  | { fault: "stream_error"; reply: FakeReply; afterChunks: number; message: string };
+  | { kind: "no_chunks" }
+  /** Sends the reply up to the middle of its last block, then nothing more. */
+  | ({ kind: "stall" } & FakeReply)
+  /** Sends the reply up to the middle of its last block, then destroys the socket. */
+  | ({ kind: "reset" } & FakeReply)
+  /** Sends the reply up to the middle of its last block, then an error in the stream. */
+  | ({ kind: "sse_error"; message: string } & FakeReply);
 
 export interface RecordedRequest {
   body: Record<string, unknown>;
   headers: IncomingHttpHeaders;
+  /** performance.now() when the request arrived, for measuring waits between attempts. */
+  receivedAt: number;
+  /** The HTTP status the fake answered with. */
+  status: number;
+  /** Why the request was rejected as invalid, if it was. */
+  rejection?: string;
 }
 
-export type FakeTurn =
-  | FakeReply
-  | FakeFault
-  | ((request: RecordedRequest) => FakeReply | FakeFault);
-
-export interface FakeOpenAIServer {
+export interface FakeOpenAI {
   /** The base URL to give the SDK, ending in /v1. */
   url: string;
-  /** Every request received, valid or not, in order. */
   requests: RecordedRequest[];
-  /** Why each rejected request was rejected. */
-  rejections: string[];
+  /** Replaces the remaining turns. With `cycle`, the script starts over when it runs out. */
+  script(turns: FakeTurn[], options?: { cycle?: boolean }): void;
   close(): Promise<void>;
 }
 
-/** Characters of text or arguments per chunk, small so every reply arrives in pieces. */
-const FRAGMENT = 5;
-
-export async function startFakeOpenAIServer(turns: FakeTurn[]): Promise<FakeOpenAIServer> {
+export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const requests: RecordedRequest[] = [];
-  const rejections: string[] = [];
-  const sockets = new Set<Socket>();
-  let nextTurn = 0;
+  let turns: FakeTurn[] = [];
+  let next = 0;
+  let cycle = false;
 
   const server = createServer(async (req, res) => {
     let raw = "";
     for await (const part of req) raw += part;
-    const request: RecordedRequest = { body: JSON.parse(raw || "{}"), headers: req.headers };
-    requests.push(request);
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      return sendError(res, 400, "We could not parse the JSON body of your request.");
+    }
+    const record: RecordedRequest = {
+      body,
+      headers: req.headers,
+      receivedAt: performance.now(),
+      status: 200,
+    };
+    requests.push(record);
+    const answer = (status: number, message: string, code?: string, headers = {}) => {
+      record.status = status;
+      sendError(res, status, message, code, headers);
+    };
     if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
-      return sendError(res, 404, `Unknown request URL: ${req.method} ${req.url}`);
+      return answer(404, `Invalid URL (${req.method} ${req.url})`);
     }
-    const problem = problemWithRequest(request.body);
+    const problem = problemWithRequest(body);
     if (problem) {
-      rejections.push(problem);
-      return sendError(res, 400, problem);
+      record.rejection = problem;
+      return answer(400, problem);
     }
-    const turn = turns[nextTurn];
-    nextTurn += 1;
-    if (!turn) return sendError(res, 500, `the script has no turn for request ${nextTurn}`);
-    const step = typeof turn === "function" ? turn(request) : turn;
-    const includeUsage =
-      (request.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage ===
-      true;
-    await play(res, step, includeUsage);
-  });
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
+    if (cycle && next === turns.length) next = 0;
+    const turn = turns[next];
+    if (!turn)
+      return answer(400, `the fake server has no scripted turn for request ${requests.length}`);
+    next += 1;
+    if (turn.kind === "http_error") {
+      return answer(turn.status, turn.message, turn.code, turn.headers);
+    }
+    const options = body.stream_options as { include_usage?: boolean } | undefined;
+    streamTurn(res, turn, options?.include_usage === true);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -110,135 +103,51 @@ export async function startFakeOpenAIServer(turns: FakeTurn[]): Promise<FakeOpen
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
-    rejections,
-    close: () =>
-      new Promise((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    script(newTurns, options = {}) {
+      turns = [...newTurns];
+      next = 0;
+      cycle = options.cycle ?? false;
+    },
+    close() {
+      // Stalled streams stay open until the client gives up; don't wait for them.
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
   };
 }
 
-async function play(res: ServerResponse, step: FakeReply | FakeFault, includeUsage: boolean) {
-  if (!("fault" in step)) {
-    startEvents(res);
-    for (const chunk of chunksOf(step, includeUsage)) res.write(event(chunk));
-    res.end("data: [DONE]\n\n");
+type StreamedTurn = Exclude<FakeTurn, { kind: "http_error" }>;
+
+function streamTurn(res: ServerResponse, turn: StreamedTurn, includeUsage: boolean) {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const send = (data: object, done?: () => void) =>
+    res.write(`data: ${JSON.stringify(data)}\n\n`, done);
+  if (turn.kind === "no_chunks") {
+    res.end();
     return;
   }
-  switch (step.fault) {
-    case "http": {
-      const headers: Record<string, string> = {};
-      if (step.retryAfter !== undefined) headers["retry-after"] = String(step.retryAfter);
-      return sendError(
-        res,
-        step.status,
-        step.message ?? `error ${step.status}`,
-        step.code,
-        headers,
-      );
-    }
-    case "no_chunks":
-      startEvents(res);
-      res.end();
+  const { chunks, middleOfLastBlock } = replyChunks(turn, includeUsage);
+  const firstHalf = chunks.slice(0, middleOfLastBlock);
+  switch (turn.kind) {
+    case "reply":
+      for (const chunk of chunks) send(chunk);
+      res.end("data: [DONE]\n\n");
       return;
     case "stall":
-    case "reset":
-    case "stream_error": {
-      startEvents(res);
-      for (const chunk of chunksOf(step.reply, includeUsage).slice(0, step.afterChunks)) {
-        res.write(event(chunk));
-      }
-      if (step.fault === "reset") {
-        // Let the chunks written so far reach the client before the connection drops.
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        res.socket?.destroy();
-      }
-      if (step.fault === "stream_error") {
-        res.end(event({ error: { message: step.message, type: "server_error", code: null } }));
-      }
+      res.flushHeaders();
+      for (const chunk of firstHalf) send(chunk);
       return;
-    }
-  }
-}
-
-/** The reply as the chunks OpenAI would stream: role, text pieces, tool calls, finish, usage. */
-export function chunksOf(reply: FakeReply, includeUsage: boolean): object[] {
-  const quirks = new Set(reply.quirks ?? []);
-  const deltas: object[] = [{ role: "assistant", content: "" }];
-  const calls: RawToolCall[] = [];
-  for (const block of reply.content) {
-    if (block.type === "text") {
-      for (const piece of split(block.text)) deltas.push({ content: piece });
-    } else if (block.type === "tool_use") {
-      const args = JSON.stringify(block.input);
-      calls.push({ type: "raw_tool_call", id: block.id, name: block.name, arguments: args });
-    } else {
-      calls.push(block);
-    }
-  }
-  for (const [position, call] of calls.entries()) {
-    const index = quirks.has("all_at_index_zero") ? 0 : position;
-    const id = quirks.has("no_ids") ? {} : { id: call.id ?? `call_fake_${position}` };
-    const head = { index, ...id, type: "function" };
-    if (quirks.has("whole_calls")) {
-      deltas.push({
-        tool_calls: [{ ...head, function: { name: call.name, arguments: call.arguments } }],
+    case "reset":
+      firstHalf.forEach((chunk, index) => {
+        send(chunk, index === firstHalf.length - 1 ? () => res.socket?.destroy() : undefined);
       });
-      continue;
-    }
-    deltas.push({ tool_calls: [{ ...head, function: { name: call.name, arguments: "" } }] });
-    for (const piece of split(call.arguments)) {
-      const later = quirks.has("repeat_id_and_name")
-        ? { ...head, function: { name: call.name, arguments: piece } }
-        : quirks.has("empty_name_later")
-          ? { index, type: "function", function: { name: "", arguments: piece } }
-          : { index, function: { arguments: piece } };
-      deltas.push({ tool_calls: [later] });
-    }
+      return;
+    case "sse_error":
+      for (const chunk of firstHalf) send(chunk);
+      send({ error: { message: turn.message, type: "server_error", param: null, code: null } });
+      res.end();
+      return;
   }
-  const finish =
-    reply.finish === undefined ? (calls.length > 0 ? "tool_calls" : "stop") : reply.finish;
-  const chunks = deltas.map((delta) => chunk([{ index: 0, delta, finish_reason: null }]));
-  if (finish !== null) chunks.push(chunk([{ index: 0, delta: {}, finish_reason: finish }]));
-  if (includeUsage) {
-    const usage = reply.usage ?? { prompt_tokens: 20, completion_tokens: 10 };
-    chunks.push({
-      ...chunk([]),
-      usage: {
-        prompt_tokens: usage.prompt_tokens,
-        completion_tokens: usage.completion_tokens,
-        total_tokens: usage.prompt_tokens + usage.completion_tokens,
-        prompt_tokens_details: { cached_tokens: usage.cached_tokens ?? 0 },
-      },
-    });
-  }
-  return chunks;
-}
-
-function chunk(choices: object[]): object {
-  return {
-    id: "chatcmpl-fake",
-    object: "chat.completion.chunk",
-    created: 1_700_000_000,
-    model: "fake-model",
-    choices,
-  };
-}
-
-function split(text: string): string[] {
-  const pieces: string[] = [];
-  for (let at = 0; at < text.length; at += FRAGMENT) pieces.push(text.slice(at, at + FRAGMENT));
-  return pieces;
-}
-
-function startEvents(res: ServerResponse) {
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-  res.flushHeaders();
-}
-
-function event(data: object): string {
-  return `data: ${JSON.stringify(data)}\n\n`;
 }
 
 function sendError(
@@ -252,10 +161,3 @@ function sendError(
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify({ error: { message, type, param: null, code: code ?? null } }));
 }
-
-export const rawToolCall = (name: string, args: string, id?: string): RawToolCall => ({
-  type: "raw_tool_call",
-  name,
-  arguments: args,
-  ...(id === undefined ? {} : { id }),
-});
