@@ -239,8 +239,8 @@ describe("the OpenAI provider, streaming through the SDK", () => {
     const { events, result } = await ask(server);
     expect(server.requests).toHaveLength(3);
     expect(events.filter((event) => event.type === "retry")).toEqual([
-      { type: "retry", attempt: 1, delayMs: 0, reason: "the model sent an empty reply" },
       { type: "retry", attempt: 2, delayMs: 0, reason: "the model sent an empty reply" },
+      { type: "retry", attempt: 3, delayMs: 0, reason: "the model sent an empty reply" },
     ]);
     expect(result.message.content).toEqual([text("ok")]);
   });

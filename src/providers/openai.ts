@@ -96,7 +96,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
           );
         }
         const reason = "the model sent an empty reply";
-        yield { type: "retry", attempt: retry + 1, delayMs: 0, reason };
+        yield { type: "retry", attempt: retry + 2, delayMs: 0, reason };
       }
     },
   };
