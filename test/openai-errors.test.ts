@@ -1,6 +1,8 @@
 import { createServer } from "node:net";
+import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { createOpenAIProvider, type OpenAIProviderOptions } from "../src/providers/openai.js";
+import { classifyOpenAIError } from "../src/providers/openai-errors.js";
 import { drain } from "./support/drain.js";
 import { type FakeOpenAI, type FakeTurn, startFakeOpenAI } from "./support/fake-openai-server.js";
 import { text } from "./support/scripted-provider.js";
@@ -158,5 +160,50 @@ describe("the OpenAI provider's errors", () => {
       kind: "server",
       message: "The openai server reported an error: model crashed.",
     });
+  });
+});
+
+describe("which failures are worth another attempt", () => {
+  /** The error the SDK itself throws for a turn, before the provider turns it into a sentence. */
+  async function sdkErrorFor(turn: FakeTurn | null): Promise<unknown> {
+    let baseURL = `http://127.0.0.1:${await closedPort()}/v1`;
+    if (turn) {
+      const server = await startFakeOpenAI();
+      server.script([turn]);
+      servers.push(server);
+      baseURL = server.url;
+    }
+    const client = new OpenAI({ apiKey: "sk-test", baseURL, maxRetries: 0 });
+    const messages = [{ role: "user" as const, content: "hi" }];
+    try {
+      const stream = await client.chat.completions.create({ model: "m", messages, stream: true });
+      for await (const _ of stream);
+    } catch (error) {
+      return error;
+    }
+    return expect.fail("the request should have failed");
+  }
+
+  const server = { name: "openai", baseURL: "http://x/v1", model: "m", apiKeyEnv: null };
+  const content = [text("a reply that breaks off")];
+
+  it.each([
+    ["a 429", { kind: "http_error", status: 429, message: "slow down" }, true],
+    ["a 500", { kind: "http_error", status: 500, message: "oops" }, true],
+    ["a 503", { kind: "http_error", status: 503, message: "overloaded" }, true],
+    ["a dropped connection", { kind: "reset", content }, true],
+    ["an error in the stream", { kind: "sse_error", content, message: "crashed" }, true],
+    ["a 400", { kind: "http_error", status: 400, message: "bad" }, false],
+    ["a 401", { kind: "http_error", status: 401, message: "who?" }, false],
+    ["a 404", { kind: "http_error", status: 404, message: "no model" }, false],
+    ["a refused connection", null, false],
+  ] as const)("after %s: retry is %s", async (_, turn, retry) => {
+    const error = await sdkErrorFor(turn as FakeTurn | null);
+    expect(classifyOpenAIError(error, server).retry).toBe(retry);
+  });
+
+  it("rethrows what is neither a server nor a network failure, because it is a bug", () => {
+    const bug = new TypeError("cannot read properties of undefined");
+    expect(() => classifyOpenAIError(bug, server)).toThrow(bug);
   });
 });

@@ -1,9 +1,10 @@
-// What went wrong talking to a Chat Completions server, as one sentence the user can act on.
-// The SDK's typed errors tell us the HTTP status; the message text tells us the rest (servers
-// agree on statuses far better than on error codes).
+// What each failure of a Chat Completions request means for the user: whether trying again
+// can help, and one sentence saying what happened and what to do. The SDK's typed errors give
+// the HTTP status; the message text gives the rest (servers agree on statuses far better than
+// on error codes).
 
 import { APIConnectionError, APIError, APIUserAbortError } from "openai";
-import { ProviderError } from "../errors.js";
+import { ProviderError, type ProviderErrorKind } from "../errors.js";
 
 /** Who we were talking to, so messages can name the server, the model and the key. */
 export interface ServerContext {
@@ -15,49 +16,62 @@ export interface ServerContext {
   apiKeyEnv: string | null;
 }
 
-/** True for an interruption the user asked for: it is passed on as it is, never retried. */
-export function isAbort(error: unknown, signal: AbortSignal): boolean {
-  return signal.aborted || error instanceof APIUserAbortError;
+export interface FailureDecision {
+  retry: boolean;
+  error: ProviderError;
 }
 
-export function toProviderError(error: unknown, server: ServerContext): ProviderError {
-  if (error instanceof ProviderError) return error;
-  if (error instanceof APIConnectionError) return unreachable(error, server);
-  if (error instanceof APIError) return fromStatus(error, server);
+// The address is wrong or nothing listens there: trying again will not help.
+const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_NONAME"]);
+
+/** Decides about one failed attempt. Anything that is not a server or network failure is a bug. */
+export function classifyOpenAIError(error: unknown, server: ServerContext): FailureDecision {
+  if (error instanceof ProviderError) return { retry: isTransient(error.kind), error };
+  if (error instanceof APIConnectionError) return connectionFailed(error, server);
+  if (error instanceof APIError && !(error instanceof APIUserAbortError)) {
+    return fromStatus(error, server);
+  }
   // A socket that breaks mid-stream reaches us as Node's own error, not the SDK's.
   if (error instanceof Error && errorCode(error) !== undefined) {
     const message = `The connection to ${server.baseURL} broke off during the reply (${causeMessage(error)}).`;
-    return new ProviderError("server", message);
+    return decide("server", message);
   }
   throw error;
 }
 
-function fromStatus(error: APIError, server: ServerContext): ProviderError {
+function decide(kind: ProviderErrorKind, message: string, status?: number): FailureDecision {
+  return { retry: isTransient(kind), error: new ProviderError(kind, message, status) };
+}
+
+function isTransient(kind: ProviderErrorKind): boolean {
+  return kind === "rate_limited" || kind === "server" || kind === "stream_stalled";
+}
+
+function fromStatus(error: APIError, server: ServerContext): FailureDecision {
   const status = error.status;
   const detail = serverMessage(error);
   if (status === undefined) {
-    return new ProviderError("server", `The ${server.name} server reported an error: ${detail}.`);
+    return decide("server", `The ${server.name} server reported an error: ${detail}.`);
   }
   if (status === 401 || status === 403) {
-    return new ProviderError("authentication", authenticationMessage(status, server), status);
+    return decide("authentication", authenticationMessage(status, server), status);
   }
   if (isContextTooLong(error)) {
     const message = `The conversation is too long for the model's context window (${detail}).`;
-    return new ProviderError("context_too_long", message, status);
+    return decide("context_too_long", message, status);
   }
   if (status === 404 || error.code === "model_not_found") {
-    return new ProviderError("model_not_found", modelNotFoundMessage(server), status);
+    return decide("model_not_found", modelNotFoundMessage(server), status);
   }
   if (status === 429) {
     const message = `The ${server.name} server is rate limiting requests (429: ${detail}).`;
-    return new ProviderError("rate_limited", message, status);
+    return decide("rate_limited", message, status);
   }
-  if (status >= 500) {
-    const message = `The ${server.name} server failed (${status}: ${detail}).`;
-    return new ProviderError("server", message, status);
+  if (status === 408 || status === 409 || status >= 500) {
+    return decide("server", `The ${server.name} server failed (${status}: ${detail}).`, status);
   }
   const message = `The ${server.name} server rejected the request (${status}: ${detail}).`;
-  return new ProviderError("invalid_request", message, status);
+  return decide("invalid_request", message, status);
 }
 
 function authenticationMessage(status: number, server: ServerContext): string {
@@ -73,16 +87,14 @@ function modelNotFoundMessage(server: ServerContext): string {
   return `${where}: check --model, and that the base URL is right (it usually ends in /v1).`;
 }
 
-function unreachable(error: APIConnectionError, server: ServerContext): ProviderError {
+function connectionFailed(error: APIConnectionError, server: ServerContext): FailureDecision {
   const code = errorCode(error);
-  if (code === "ECONNREFUSED" && isLocalURL(server.baseURL)) {
-    const message = `Could not connect to ${server.baseURL}: the ${server.name} server does not seem to be running.`;
-    return new ProviderError("unreachable", message);
-  }
-  return new ProviderError(
-    "unreachable",
-    `Could not connect to ${server.baseURL} (${causeMessage(error)}).`,
-  );
+  const hopeless = code !== undefined && UNREACHABLE_CODES.has(code);
+  const message =
+    code === "ECONNREFUSED" && isLocalURL(server.baseURL)
+      ? `Could not connect to ${server.baseURL}: the ${server.name} server does not seem to be running.`
+      : `Could not connect to ${server.baseURL} (${causeMessage(error)}).`;
+  return { retry: !hopeless, error: new ProviderError("unreachable", message) };
 }
 
 /** Servers word this differently; OpenAI sends a code, vLLM and llama.cpp only a message. */

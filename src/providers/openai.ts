@@ -5,10 +5,10 @@
 import OpenAI from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { ProviderError } from "../errors.js";
-import { isAbort, type ServerContext, toProviderError } from "./openai-errors.js";
+import { classifyOpenAIError, type ServerContext } from "./openai-errors.js";
 import { addChunk, finishReply, isEmptyReply, startReply } from "./openai-reply.js";
 import { toChatMessages, toChatTools } from "./openai-request.js";
-import type { ModelReply, ModelRequest, Provider, StreamEvent } from "./provider.js";
+import type { ModelReply, Provider, StreamEvent } from "./provider.js";
 
 export interface OpenAIProviderOptions {
   /** Omitted for local servers that need no key. */
@@ -42,51 +42,27 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
     maxRetries: 0,
   });
 
-  /** One request and its streamed reply, with nothing retried. */
-  async function* attempt(
-    request: ModelRequest,
-    signal: AbortSignal,
-  ): AsyncGenerator<StreamEvent, ModelReply> {
-    const body: ChatCompletionCreateParamsStreaming = {
-      model: options.model,
-      messages: toChatMessages(request.system, request.messages),
-      stream: true,
-      stream_options: { include_usage: true },
-    };
-    if (request.tools.length > 0) body.tools = toChatTools(request.tools);
-    if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens;
-
-    const reply = startReply();
-    const stream = await client.chat.completions.create(body, { signal });
-    for await (const chunk of stream) {
-      const text = addChunk(reply, chunk);
-      if (text !== "") yield { type: "text_delta", text };
-    }
-    // The SDK ends the iteration quietly when aborted: make the interruption visible.
-    signal.throwIfAborted();
-    if (reply.finishReason === null && !isEmptyReply(reply)) {
-      throw new ProviderError(
-        "server",
-        `The reply from ${server.baseURL} ended before the model finished.`,
-      );
-    }
-    return finishReply(reply, `call_${request.messages.length}`);
-  }
-
-  function classify(error: unknown, signal: AbortSignal): unknown {
-    return isAbort(error, signal) ? error : toProviderError(error, server);
-  }
-
   return {
     name: server.name,
     model: options.model,
     async *stream(request) {
+      const body: ChatCompletionCreateParamsStreaming = {
+        model: options.model,
+        messages: toChatMessages(request.system, request.messages),
+        stream: true,
+        stream_options: { include_usage: true },
+      };
+      if (request.tools.length > 0) body.tools = toChatTools(request.tools);
+      if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens;
+      const idPrefix = `call_${request.messages.length}`;
+
       for (let retry = 0; ; retry += 1) {
         let reply: ModelReply;
         try {
-          reply = yield* attempt(request, request.signal);
+          reply = yield* streamOnce(client, body, idPrefix, request.signal, () => {});
         } catch (error) {
-          throw classify(error, request.signal);
+          request.signal.throwIfAborted();
+          throw classifyOpenAIError(error, server).error;
         }
         if (reply.message.content.length > 0 || reply.stopReason === "refusal") return reply;
         if (retry === EMPTY_REPLY_RETRIES) {
@@ -100,4 +76,31 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
       }
     },
   };
+}
+
+/**
+ * One request and its streamed reply, nothing retried. `alive` is called for every chunk, text
+ * or not, so a long tool call arriving in pieces does not look like a stalled stream.
+ */
+async function* streamOnce(
+  client: OpenAI,
+  body: ChatCompletionCreateParamsStreaming,
+  idPrefix: string,
+  signal: AbortSignal,
+  alive: () => void,
+): AsyncGenerator<StreamEvent, ModelReply> {
+  const reply = startReply();
+  const stream = await client.chat.completions.create(body, { signal });
+  for await (const chunk of stream) {
+    alive();
+    const text = addChunk(reply, chunk);
+    if (text !== "") yield { type: "text_delta", text };
+  }
+  // The SDK ends the iteration quietly when aborted: make the interruption visible.
+  signal.throwIfAborted();
+  if (reply.finishReason === null && !isEmptyReply(reply)) {
+    const message = `The reply from ${client.baseURL} ended before the model finished.`;
+    throw new ProviderError("server", message);
+  }
+  return finishReply(reply, idPrefix);
 }
