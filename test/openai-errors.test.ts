@@ -20,7 +20,14 @@ async function failureOf(turns: FakeTurn[], options: Partial<OpenAIProviderOptio
 }
 
 async function failureAt(baseURL: string, options: Partial<OpenAIProviderOptions> = {}) {
-  const provider = createOpenAIProvider({ apiKey: "sk-test", baseURL, model: "qwen3", ...options });
+  const provider = createOpenAIProvider({
+    apiKey: "sk-test",
+    baseURL,
+    model: "qwen3",
+    // One attempt: these tests are about the sentence, the retry tests about trying again.
+    retryPolicy: { maxAttempts: 1 },
+    ...options,
+  });
   const request = {
     system: "",
     messages: [{ role: "user" as const, content: "hi" }],

@@ -260,14 +260,6 @@ describe("the OpenAI provider, streaming through the SDK", () => {
     expect(server.requests).toHaveLength(3);
   });
 
-  it("treats a stream that ends without a finish reason as broken, not as the answer", async () => {
-    const server = await serve([{ kind: "reply", content: [text("I was saying")], finish: null }]);
-    await expect(ask(server)).rejects.toMatchObject({
-      kind: "server",
-      message: expect.stringContaining("ended before the model finished"),
-    });
-  });
-
   it("stops waiting and throws when the signal is aborted mid-stream", async () => {
     const server = await serve([
       { kind: "stall", content: [text("a long answer that never ends")] },

@@ -5,6 +5,7 @@
 
 import { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import { ProviderError, type ProviderErrorKind } from "../errors.js";
+import { type RetryDecision, retryAfterMs } from "./retry.js";
 
 /** Who we were talking to, so messages can name the server, the model and the key. */
 export interface ServerContext {
@@ -16,20 +17,15 @@ export interface ServerContext {
   apiKeyEnv: string | null;
 }
 
-export interface FailureDecision {
-  retry: boolean;
-  error: ProviderError;
-}
-
 // The address is wrong or nothing listens there: trying again will not help.
 const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_NONAME"]);
 
 /** Decides about one failed attempt. Anything that is not a server or network failure is a bug. */
-export function classifyOpenAIError(error: unknown, server: ServerContext): FailureDecision {
+export function classifyOpenAIError(error: unknown, server: ServerContext): RetryDecision {
   if (error instanceof ProviderError) return { retry: isTransient(error.kind), error };
   if (error instanceof APIConnectionError) return connectionFailed(error, server);
   if (error instanceof APIError && !(error instanceof APIUserAbortError)) {
-    return fromStatus(error, server);
+    return { ...fromStatus(error, server), retryAfterMs: retryAfterMs(error.headers) };
   }
   // A socket that breaks mid-stream reaches us as Node's own error, not the SDK's.
   if (error instanceof Error && errorCode(error) !== undefined) {
@@ -39,7 +35,7 @@ export function classifyOpenAIError(error: unknown, server: ServerContext): Fail
   throw error;
 }
 
-function decide(kind: ProviderErrorKind, message: string, status?: number): FailureDecision {
+function decide(kind: ProviderErrorKind, message: string, status?: number): RetryDecision {
   return { retry: isTransient(kind), error: new ProviderError(kind, message, status) };
 }
 
@@ -47,7 +43,7 @@ function isTransient(kind: ProviderErrorKind): boolean {
   return kind === "rate_limited" || kind === "server" || kind === "stream_stalled";
 }
 
-function fromStatus(error: APIError, server: ServerContext): FailureDecision {
+function fromStatus(error: APIError, server: ServerContext): RetryDecision {
   const status = error.status;
   const detail = serverMessage(error);
   if (status === undefined) {
@@ -87,7 +83,7 @@ function modelNotFoundMessage(server: ServerContext): string {
   return `${where}: check --model, and that the base URL is right (it usually ends in /v1).`;
 }
 
-function connectionFailed(error: APIConnectionError, server: ServerContext): FailureDecision {
+function connectionFailed(error: APIConnectionError, server: ServerContext): RetryDecision {
   const code = errorCode(error);
   const hopeless = code !== undefined && UNREACHABLE_CODES.has(code);
   const message =

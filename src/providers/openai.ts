@@ -5,10 +5,12 @@
 import OpenAI from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { ProviderError } from "../errors.js";
+import { prepareForRequest } from "../transcript.js";
 import { classifyOpenAIError, type ServerContext } from "./openai-errors.js";
 import { addChunk, finishReply, isEmptyReply, startReply } from "./openai-reply.js";
 import { toChatMessages, toChatTools } from "./openai-request.js";
 import type { ModelReply, Provider, StreamEvent } from "./provider.js";
+import { type RetryPolicy, withRetries } from "./retry.js";
 
 export interface OpenAIProviderOptions {
   /** Omitted for local servers that need no key. */
@@ -21,6 +23,9 @@ export interface OpenAIProviderOptions {
   name?: string;
   /** The environment variable the key came from, named when the key is rejected. */
   apiKeyEnv?: string | null;
+  retryPolicy?: Partial<RetryPolicy>;
+  /** Hears, in one sentence each, every repair made to the transcript before a request. */
+  onRepair?: (description: string) => void;
 }
 
 /** How many times an empty reply is asked for again before giving up. */
@@ -46,9 +51,11 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
     name: server.name,
     model: options.model,
     async *stream(request) {
+      const { messages, repairs } = prepareForRequest(request.messages);
+      for (const repair of repairs) options.onRepair?.(repair);
       const body: ChatCompletionCreateParamsStreaming = {
         model: options.model,
-        messages: toChatMessages(request.system, request.messages),
+        messages: toChatMessages(request.system, messages),
         stream: true,
         stream_options: { include_usage: true },
       };
@@ -56,14 +63,17 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
       if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens;
       const idPrefix = `call_${request.messages.length}`;
 
+      // Transport failures are retried inside withRetries; an empty reply is a whole answer
+      // that says nothing, so it is asked for again out here, a fixed small number of times.
       for (let retry = 0; ; retry += 1) {
-        let reply: ModelReply;
-        try {
-          reply = yield* streamOnce(client, body, idPrefix, request.signal, () => {});
-        } catch (error) {
-          request.signal.throwIfAborted();
-          throw classifyOpenAIError(error, server).error;
-        }
+        const reply = yield* withRetries(
+          (signal, alive) => streamOnce(client, body, idPrefix, signal, alive),
+          {
+            signal: request.signal,
+            policy: options.retryPolicy,
+            classify: (error) => classifyOpenAIError(error, server),
+          },
+        );
         if (reply.message.content.length > 0 || reply.stopReason === "refusal") return reply;
         if (retry === EMPTY_REPLY_RETRIES) {
           throw new ProviderError(

@@ -28,6 +28,8 @@ export interface FakeReply {
   finish?: string | null;
   quirks?: ToolCallQuirk[];
   usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number };
+  /** A pause before each chunk, for a model that generates slowly. */
+  chunkDelayMs?: number;
 }
 
 const FINISH_REASONS = {

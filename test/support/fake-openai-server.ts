@@ -8,6 +8,7 @@
 
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { problemWithRequest } from "./chat-request-validator.js";
 import { type FakeReply, replyChunks } from "./fake-openai-chunks.js";
 
@@ -130,6 +131,7 @@ function streamTurn(res: ServerResponse, turn: StreamedTurn, includeUsage: boole
   const firstHalf = chunks.slice(0, middleOfLastBlock);
   switch (turn.kind) {
     case "reply":
+      if (turn.chunkDelayMs) return sendSlowly(res, chunks, turn.chunkDelayMs);
       for (const chunk of chunks) send(chunk);
       res.end("data: [DONE]\n\n");
       return;
@@ -148,6 +150,15 @@ function streamTurn(res: ServerResponse, turn: StreamedTurn, includeUsage: boole
       res.end();
       return;
   }
+}
+
+async function sendSlowly(res: ServerResponse, chunks: object[], delayMs: number) {
+  res.flushHeaders();
+  for (const chunk of chunks) {
+    await sleep(delayMs);
+    res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+  }
+  res.end("data: [DONE]\n\n");
 }
 
 function sendError(
