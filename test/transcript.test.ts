@@ -199,7 +199,7 @@ describe("prepareForRequest", () => {
         }
         expect(prepareForRequest(prepared.messages).repairs).toEqual([]);
       }),
-      { numRuns: 2_000 },
+      { numRuns: 1_000 },
     );
   });
 });
