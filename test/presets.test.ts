@@ -71,6 +71,13 @@ describe("choosing the model server", () => {
     });
   });
 
+  it("needs ANTHROPIC_API_KEY even for an Anthropic server on this machine", () => {
+    const baseURL = "http://127.0.0.1:8080";
+    expect(resolve({ provider: "anthropic", baseURL })).toEqual(
+      new ConfigError("The anthropic provider needs an API key: set ANTHROPIC_API_KEY."),
+    );
+  });
+
   it("honours the seed's ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL and MODEL_ID", () => {
     const env = {
       ANTHROPIC_API_KEY: "sk-a",

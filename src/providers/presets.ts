@@ -101,8 +101,10 @@ export function resolveProvider(choice: ProviderChoice): ResolvedProvider | Conf
     );
   }
   const apiKey = env(preset.apiKeyEnv) ?? null;
-  // A hosted preset pointed at a server on this machine (--base-url) may run without a key.
-  if (preset.apiKeyEnv && apiKey === null && !isLocalURL(baseURL)) {
+  // An OpenAI-compatible server on this machine (--base-url) may run without a key; the
+  // Anthropic SDK always sends one.
+  const keyOptional = preset.protocol === "openai" && isLocalURL(baseURL);
+  if (preset.apiKeyEnv && apiKey === null && !keyOptional) {
     return new ConfigError(`The ${name} provider needs an API key: set ${preset.apiKeyEnv}.`);
   }
   const model = choice.model ?? env(preset.modelEnv) ?? preset.defaultModel;
