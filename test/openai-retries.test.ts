@@ -69,18 +69,18 @@ describe("the OpenAI provider's retries", () => {
 
   it("abandons a stream that goes quiet and keeps only the next attempt's reply", async () => {
     const stalled: FakeTurn = { kind: "stall", content: [text("I will never finish this")] };
-    const { outcome } = await ask([stalled, answer], { ...fast, idleTimeoutMs: 200 });
+    const { outcome } = await ask([stalled, answer], { ...fast, idleTimeoutMs: 500 });
     const { events, result } = await outcome;
     const retry = events.find((event) => event.type === "retry");
-    expect(retry).toMatchObject({ reason: expect.stringMatching(/sent nothing for 0.2 s/) });
+    expect(retry).toMatchObject({ reason: expect.stringMatching(/sent nothing for 0.5 s/) });
     expect(result.message.content).toEqual([text("the answer")]);
   });
 
   it("counts tool-call fragments as activity, so a slow call is not taken for a stall", async () => {
-    // About 25 chunks, 40 ms apart: a second in all, far past the idle timeout of 300 ms.
+    // About 28 chunks, 25 ms apart: 0.7 s in all, past the idle timeout of 0.5 s.
     const command = `echo ${"x".repeat(100)}`;
-    const slow: FakeTurn = { kind: "reply", content: [bash("a", command)], chunkDelayMs: 40 };
-    const { server, outcome } = await ask([slow], { ...fast, idleTimeoutMs: 300 });
+    const slow: FakeTurn = { kind: "reply", content: [bash("a", command)], chunkDelayMs: 25 };
+    const { server, outcome } = await ask([slow], { ...fast, idleTimeoutMs: 500 });
     const { events, result } = await outcome;
     expect(events).toEqual([]);
     expect(server.requests).toHaveLength(1);
