@@ -33,7 +33,7 @@ export function prepareForRequest(messages: readonly Message[]): PreparedTranscr
     const before = repairs.length;
     current = dropEmptyContent(current, repairs);
     current = dropLeadingAssistants(current, repairs);
-    current = mergeSameRole(current, repairs);
+    current = mergeSameRole(current);
     current = renameRepeatedIds(current, repairs);
     current = pairToolCalls(current, repairs);
     if (repairs.length === before) break;
@@ -82,7 +82,12 @@ function dropLeadingAssistants(messages: Message[], repairs: string[]): Message[
   return messages.slice(dropped);
 }
 
-function mergeSameRole(messages: Message[], repairs: string[]): Message[] {
+/**
+ * Joins consecutive messages of one role, as the API itself does. The loop produces them on
+ * purpose (a pause_turn continuation, a prompt typed after an interrupt), so this is the wire
+ * form of a valid history, not a repair, and is not reported.
+ */
+function mergeSameRole(messages: Message[]): Message[] {
   const merged: Message[] = [];
   for (const message of messages) {
     const previous = merged.at(-1);
@@ -90,7 +95,6 @@ function mergeSameRole(messages: Message[], repairs: string[]): Message[] {
       merged.push(message);
       continue;
     }
-    repairs.push(`Merged two consecutive ${message.role} messages into one.`);
     if (previous.role === "assistant") {
       const content = [...previous.content, ...(message as AssistantMessage).content];
       merged[merged.length - 1] = { role: "assistant", content };
