@@ -140,6 +140,12 @@ describe("the bash tool reports how a command ended", () => {
     expect(result.content).toMatch(/\[exit code 137 \(a process was killed by SIGKILL\)\]$/);
   });
 
+  it("reports a command Node cannot pass to bash as an error result", async () => {
+    const result = await run(bashTool(), "echo a\0b");
+    expect(result.content).toMatch(/the command could not be started: .*null bytes/);
+    expect(result.isError).toBe(true);
+  });
+
   it("says so when the wrapped program cannot be started", async () => {
     const tool = bashTool({ wrap: (argv) => ["/no/such/sandbox", ...argv] });
     const result = await run(tool, "echo hi");

@@ -1,6 +1,7 @@
-// Captures a command's output with bounded memory, however much it prints: the beginning and
-// the end are kept as text, the middle is counted and dropped, and the complete raw bytes go to
-// a file (only once there is more than fits in memory, so small outputs never touch the disk).
+// Captures a command's output with bounded memory, however much it prints: the first and the
+// last bytes are kept, the middle is counted and dropped, and the complete output goes to a
+// file (only once something has to be dropped, so small outputs never touch the disk). Only
+// the kept bytes are ever decoded, which keeps a 50 MB output about as cheap as copying it.
 
 import { closeSync, openSync, writeSync } from "node:fs";
 import { cleanTerminalText, looksBinary } from "./terminal-text.js";
@@ -23,31 +24,40 @@ export interface OutputCaptureOptions {
   fullOutputPath: string;
 }
 
+interface Piece {
+  bytes: Buffer;
+  source: OutputSource;
+}
+
+type FileState =
+  | { state: "not-needed" }
+  | { state: "open"; fd: number }
+  | { state: "closed" }
+  | { state: "failed"; error: string };
+
 const NEWLINE = 0x0a;
 
 export class OutputCapture {
   private readonly maxChars: number;
   private readonly fullOutputPath: string;
-  // Each stream has its own decoder, so a character split across two writes to stdout decodes
-  // whole even when stderr wrote in between.
-  private readonly decoders = {
-    stdout: new TextDecoder("utf-8"),
-    stderr: new TextDecoder("utf-8"),
-  };
-  private head = "";
-  private headFull = false;
-  private tail = "";
-  private droppedChars = 0;
+  /**
+   * Bytes kept at each end. A character takes at most four bytes, and escape sequences and
+   * progress updates shrink when cleaned, so this keeps enough for `maxChars` of text.
+   */
+  private readonly keepBytes: number;
+  private head: Piece[] = [];
+  private headBytes = 0;
+  private tail: Piece[] = [];
+  private tailBytes = 0;
   private totalBytes = 0;
   private newlines = 0;
   private lastByte = NEWLINE;
-  /** Raw bytes kept until they outgrow memory; then they go to the file. */
-  private pending: Buffer[] | null = [];
   private file: FileState = { state: "not-needed" };
 
   constructor(options: OutputCaptureOptions) {
     this.maxChars = options.maxChars;
     this.fullOutputPath = options.fullOutputPath;
+    this.keepBytes = 4 * options.maxChars;
   }
 
   write(chunk: Buffer, source: OutputSource): void {
@@ -57,89 +67,75 @@ export class OutputCapture {
     for (let at = chunk.indexOf(NEWLINE); at !== -1; at = chunk.indexOf(NEWLINE, at + 1)) {
       this.newlines++;
     }
-    this.keepRaw(chunk);
-    this.keepText(this.decoders[source].decode(chunk, { stream: true }));
+    this.append(chunk);
+    let rest = chunk;
+    if (this.headBytes < this.keepBytes) {
+      const taken = rest.subarray(0, this.keepBytes - this.headBytes);
+      this.head.push({ bytes: taken, source });
+      this.headBytes += taken.length;
+      rest = rest.subarray(taken.length);
+    }
+    if (rest.length === 0) return;
+    this.tail.push({ bytes: rest, source });
+    this.tailBytes += rest.length;
+    for (
+      let first = this.tail[0];
+      first && this.tailBytes - first.bytes.length >= this.keepBytes;
+      first = this.tail[0]
+    ) {
+      // Bytes are about to be dropped from memory: from now on the file keeps everything.
+      this.saveKept();
+      this.tail.shift();
+      this.tailBytes -= first.bytes.length;
+    }
   }
 
-  /** Ends the capture: flushes the decoders and decides what the model will see. */
+  /** Ends the capture and decides what the model will see. */
   finish(): CapturedOutput {
-    this.keepText(this.decoders.stdout.decode() + this.decoders.stderr.decode());
-    const shown = this.droppedChars === 0 ? this.head + this.tail : `${this.head}\n${this.tail}`;
-    if (looksBinary(shown)) {
+    const tail = lastBytes(this.tail, this.keepBytes);
+    const whole = this.headBytes + sizeOf(tail) === this.totalBytes;
+    const head = whole ? [...this.head, ...tail] : this.head;
+    // The head stops wherever the byte budget did: a character it cut off is left out.
+    const headText = decode(head, { complete: whole, startsCut: false });
+    const tailText = whole ? "" : decode(tail, { complete: true, startsCut: true });
+    if (looksBinary(`${headText}${tailText}`)) {
       return { kind: "binary", totalBytes: this.totalBytes, saved: this.saveAll() };
     }
     const half = Math.floor(this.maxChars / 2);
-    let head: string;
-    let tail: string;
-    if (this.droppedChars === 0) {
-      const text = trimBlankEdges(cleanTerminalText(shown));
-      if (text.length <= this.maxChars) {
-        this.closeFile();
-        return { kind: "text", text };
-      }
-      head = text;
-      tail = text;
-    } else {
-      head = trimBlankEdges(cleanTerminalText(this.head));
-      tail = trimBlankEdges(cleanTerminalText(this.tail));
+    const cleanHead = trimBlankEdges(cleanTerminalText(headText));
+    if (whole && cleanHead.length <= this.maxChars) {
+      this.closeFile();
+      return { kind: "text", text: cleanHead };
     }
+    const cleanTail = whole ? cleanHead : trimBlankEdges(cleanTerminalText(tailText));
     return {
       kind: "cut",
-      head: firstChars(head, half),
-      tail: lastChars(tail, half),
+      head: firstChars(cleanHead, half),
+      tail: lastChars(cleanTail, half),
       totalBytes: this.totalBytes,
       lines: this.newlines + (this.lastByte === NEWLINE ? 0 : 1),
       saved: this.saveAll(),
     };
   }
 
-  private keepText(text: string): void {
-    if (text.length === 0) return;
-    if (!this.headFull) {
-      const taken = firstChars(text, this.maxChars - this.head.length);
-      this.head += taken;
-      text = text.slice(taken.length);
-      // Full even when a pair did not fit in the last unit: text must not overtake the tail.
-      this.headFull = text.length > 0;
-    }
-    if (text.length === 0) return;
-    this.tail += text;
-    // Trimming only when the tail is twice its size keeps the copying linear in the output.
-    if (this.tail.length > 2 * this.maxChars) {
-      const kept = lastChars(this.tail, this.maxChars);
-      this.droppedChars += this.tail.length - kept.length;
-      this.tail = kept;
-    }
-  }
-
-  private keepRaw(chunk: Buffer): void {
-    if (this.pending) {
-      this.pending.push(chunk);
-      if (this.totalBytes <= 8 * this.maxChars) return;
-      this.openFile();
-      return;
-    }
-    this.append(chunk);
-  }
-
-  /** Makes sure the file holds every byte, and closes it. */
-  private saveAll(): Saved {
-    if (this.pending) this.openFile();
-    this.closeFile();
-    return this.file.state === "failed"
-      ? { error: this.file.error }
-      : { path: this.fullOutputPath };
-  }
-
-  private openFile(): void {
-    const pending = this.pending ?? [];
-    this.pending = null;
+  /** Starts the file with everything kept so far, if it is not started yet. */
+  private saveKept(): void {
+    if (this.file.state !== "not-needed") return;
     try {
       this.file = { state: "open", fd: openSync(this.fullOutputPath, "w", 0o600) };
     } catch (error) {
       this.file = { state: "failed", error: (error as Error).message };
     }
-    for (const chunk of pending) this.append(chunk);
+    for (const piece of [...this.head, ...this.tail]) this.append(piece.bytes);
+  }
+
+  /** Makes sure the file holds every byte, and closes it. */
+  private saveAll(): Saved {
+    this.saveKept();
+    this.closeFile();
+    return this.file.state === "failed"
+      ? { error: this.file.error }
+      : { path: this.fullOutputPath };
   }
 
   private append(chunk: Buffer): void {
@@ -160,11 +156,47 @@ export class OutputCapture {
   }
 }
 
-type FileState =
-  | { state: "not-needed" }
-  | { state: "open"; fd: number }
-  | { state: "closed" }
-  | { state: "failed"; error: string };
+/**
+ * Decodes pieces in the order they arrived. Each stream has its own decoder, so a character
+ * split across two writes to stdout decodes whole even when stderr wrote in between. When the
+ * pieces start in the middle of the output, a character cut at the start is skipped.
+ */
+function decode(pieces: Piece[], options: { complete: boolean; startsCut: boolean }): string {
+  const decoders = { stdout: new TextDecoder("utf-8"), stderr: new TextDecoder("utf-8") };
+  const started = new Set<OutputSource>();
+  let text = "";
+  for (const { bytes, source } of pieces) {
+    const skip = options.startsCut && !started.has(source) ? continuationBytesAt(bytes) : 0;
+    started.add(source);
+    text += decoders[source].decode(bytes.subarray(skip), { stream: true });
+  }
+  if (options.complete) text += decoders.stdout.decode() + decoders.stderr.decode();
+  return text;
+}
+
+/** UTF-8 continuation bytes (at most three) that begin `bytes`: the rest of a cut character. */
+function continuationBytesAt(bytes: Buffer): number {
+  let count = 0;
+  while (count < 3 && ((bytes[count] ?? 0) & 0xc0) === 0x80) count++;
+  return count;
+}
+
+/** The last `count` bytes of the pieces, however the writes fell. */
+function lastBytes(pieces: Piece[], count: number): Piece[] {
+  const kept: Piece[] = [];
+  let size = 0;
+  for (let i = pieces.length - 1; i >= 0 && size < count; i--) {
+    const piece = pieces[i] as Piece;
+    const bytes = piece.bytes.subarray(Math.max(0, piece.bytes.length - (count - size)));
+    kept.unshift({ bytes, source: piece.source });
+    size += bytes.length;
+  }
+  return kept;
+}
+
+function sizeOf(pieces: Piece[]): number {
+  return pieces.reduce((sum, piece) => sum + piece.bytes.length, 0);
+}
 
 /** The first `count` UTF-16 units of `text`, one fewer if that would split a surrogate pair. */
 export function firstChars(text: string, count: number): string {

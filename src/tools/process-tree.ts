@@ -96,7 +96,13 @@ function listProcesses(): ProcessInfo[] {
   return result;
 }
 
-/** Parent and group from /proc/PID/stat; null for processes gone or already dead (zombies). */
+/** The kernel's PF_KTHREAD flag: kernel threads are never ours, and reading them is slow. */
+const KERNEL_THREAD = 0x00200000;
+
+/**
+ * Parent and group from /proc/PID/stat; null for processes that are gone, already dead
+ * (zombies), or kernel threads.
+ */
 function readStat(pid: number): ProcessInfo | null {
   let stat: string;
   try {
@@ -105,9 +111,8 @@ function readStat(pid: number): ProcessInfo | null {
     return null;
   }
   // The command name is in parentheses and may itself contain spaces and parentheses.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const [state, parent, group] = fields;
-  if (state === "Z" || state === "X") return null;
+  const [state, parent, group, , , , flags] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  if (state === "Z" || state === "X" || Number(flags) & KERNEL_THREAD) return null;
   return { pid, parent: Number(parent), group: Number(group) };
 }
 

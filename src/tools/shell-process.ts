@@ -3,7 +3,7 @@
 // closed, which a background child can put off for ever), and killed with everything it
 // started when it runs out of time or the user interrupts.
 
-import { spawn } from "node:child_process";
+import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { once } from "node:events";
 import type { Socket } from "node:net";
 import type { Readable } from "node:stream";
@@ -49,12 +49,19 @@ export async function runShellProcess(options: ShellProcessOptions): Promise<She
   if (file === undefined) throw new Error("runShellProcess needs a program to run");
   // detached: the child calls setsid(), so it leads a new process group and session, and
   // has no controlling terminal: opening /dev/tty fails at once instead of prompting.
-  const child = spawn(file, args, {
-    cwd: options.cwd,
-    env: options.env,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  let child: ChildProcessByStdio<null, Readable, Readable>;
+  try {
+    child = spawn(file, args, {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+  } catch (error) {
+    // Arguments Node refuses outright, such as a command containing a NUL character.
+    const message = (error as Error).message;
+    return { ending: { kind: "failed-to-start", message }, backgroundPids: [] };
+  }
   let capturing = true;
   const streams: [Readable, OutputSource][] = [
     [child.stdout, "stdout"],
