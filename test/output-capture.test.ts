@@ -1,14 +1,15 @@
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { type CapturedOutput, OutputCapture } from "../src/tools/output-capture.js";
 import { cleanTerminalText } from "../src/tools/terminal-text.js";
 import { isWellFormed } from "./support/unicode.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agentloop-capture-"));
 let files = 0;
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function capture(chunks: Uint8Array[], maxChars: number): { output: CapturedOutput; path: string } {
   const path = join(dir, `output-${++files}.txt`);

@@ -58,24 +58,24 @@ export function findProcesses(selector: ProcessSelector): number[] {
  * still there after `graceMs`, repeated until none is left (a process may fork while dying).
  */
 export async function killProcesses(selector: ProcessSelector, graceMs: number): Promise<void> {
-  signalAll(selector, "SIGTERM");
+  const terminated = signalAll(selector, "SIGTERM");
   const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline) {
+  // Watching the signalled processes is cheap; a full scan below catches any newcomer.
+  while (Date.now() < deadline && terminated.some((pid) => readStat(pid) !== null)) {
     await sleep(25);
-    if (findProcesses(selector).length === 0) return;
   }
   for (let round = 0; round < 50; round++) {
-    if (signalAll(selector, "SIGKILL") === 0) return;
+    if (signalAll(selector, "SIGKILL").length === 0) return;
     await sleep(10);
   }
 }
 
 /** Signals the groups (atomically, so a forking member cannot slip away) and each process. */
-function signalAll(selector: ProcessSelector, signal: NodeJS.Signals): number {
+function signalAll(selector: ProcessSelector, signal: NodeJS.Signals): number[] {
   for (const group of selector.groups) trySignal(-group, signal);
   const pids = findProcesses(selector);
   for (const pid of pids) trySignal(pid, signal);
-  return pids.length;
+  return pids;
 }
 
 function trySignal(pid: number, signal: NodeJS.Signals): void {

@@ -102,14 +102,11 @@ export async function runShellProcess(options: ShellProcessOptions): Promise<She
 
   // A process stuck in the kernel survives even SIGKILL; once everything was killed, its exit
   // is waited for only briefly, so that the tool still returns.
-  const givenUp = killed.then(() => sleep(EXIT_AFTER_KILL_MS)).then(() => null);
-  let ending = await Promise.race([exited, givenUp]);
+  await Promise.race([exited, killed.then(() => sleep(EXIT_AFTER_KILL_MS))]);
   clearTimeout(timer);
   options.signal.removeEventListener("abort", onAbort);
-  if (stopReason) {
-    await killed;
-    ending = { kind: stopReason };
-  }
+  if (stopReason) await killed;
+  const ending: ShellEnding = stopReason ? { kind: stopReason } : await exited;
 
   await drain(streams.map(([stream]) => stream));
   capturing = false;
@@ -119,7 +116,7 @@ export async function runShellProcess(options: ShellProcessOptions): Promise<She
     // Pipes held by background processes must not keep agentloop itself alive.
     else (stream as Socket).unref?.();
   }
-  return { ending: ending ?? { kind: "timed-out" }, backgroundPids };
+  return { ending, backgroundPids };
 }
 
 /** Waits for the streams to end, or `DRAIN_MS`, whichever comes first. */

@@ -2,7 +2,7 @@
 // measures how long it took, and a look at which processes are still alive.
 
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, realpathSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
@@ -12,14 +12,18 @@ import type { Tool, ToolOutput } from "../../src/tools/tool.js";
 export type BashTool = Tool<BashInput>;
 
 const tools: BashTool[] = [];
+const workspaces: string[] = [];
 
 // Every tool a test creates is disposed after it, so no test leaves processes behind.
 afterEach(async () => {
   await Promise.all(tools.splice(0).map((tool) => tool.dispose?.()));
+  for (const dir of workspaces.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 export function workspace(): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), "agentloop-bash-test-")));
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "agentloop-workspace-")));
+  workspaces.push(dir);
+  return dir;
 }
 
 export function bashTool(options: Partial<BashOptions> = {}): BashTool {
