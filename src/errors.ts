@@ -22,9 +22,13 @@ export class ProviderError extends Error {
     this.name = "ProviderError";
   }
 
-  /** Errors the user fixes in their configuration rather than by trying again. */
+  /** Errors the user fixes in their configuration (key, model, base URL), not by retrying. */
   get isConfiguration(): boolean {
-    return this.kind === "authentication" || this.kind === "model_not_found";
+    return (
+      this.kind === "authentication" ||
+      this.kind === "model_not_found" ||
+      this.kind === "unreachable"
+    );
   }
 }
 

@@ -17,6 +17,8 @@ export type {
   StreamEvent,
   ToolDefinition,
 } from "./providers/provider.js";
-export { createBashTool, runBash } from "./tools/bash.js";
+export { type BashInput, type BashOptions, createBashTool, runBash } from "./tools/bash.js";
+export { buildCommandEnv, type CommandEnvOptions } from "./tools/command-env.js";
+export { ShellSession } from "./tools/shell-session.js";
 export type { JsonSchemaObject, Tool, ToolContext, ToolOutput } from "./tools/tool.js";
 export { createToolbox, type PermissionCheck, type Toolbox } from "./tools/toolbox.js";

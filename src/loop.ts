@@ -5,6 +5,7 @@
 // other modules and reaches this file through two seams: the Provider and the Toolbox.
 
 import type { LoopEvent, LoopStop, TransitionReason } from "./events.js";
+import { type Limit, repeatedCallLimit, warnAboutRepeats } from "./limits.js";
 import {
   type Message,
   type ToolResultBlock,
@@ -31,8 +32,11 @@ export interface LoopOptions {
   maxTurns: number;
   /** Aborting it interrupts the turn: the request stops, running tools are killed. */
   signal?: AbortSignal;
+  /** Checked before every request (cost budget, repeated calls); the first hit stops the loop. */
+  limits?: Limit[];
 }
 
+export const defaultLimits: Limit[] = [repeatedCallLimit];
 const MAX_TOKENS_RECOVERIES = 3;
 const CONTINUE_PROMPT =
   "Your reply was cut off by the output token limit. Continue exactly where it stopped.";
@@ -55,19 +59,20 @@ export async function* agentLoop(
       const detail = `Stopped after ${options.maxTurns} turns (--max-turns).`;
       return yield* stop(state, { reason: "max_turns", detail }, answer);
     }
+    const limitHit = (options.limits ?? defaultLimits).map((limit) => limit(state)).find(Boolean);
+    if (limitHit) return yield* stop(state, limitHit, answer);
     turnsThisRun += 1;
     yield { type: "turn_start", turn: state.turnCount };
+    const continuingAnswer = state.transitionReason === "max_tokens_recovery";
+    const replyIndex = state.messages.length;
     let end: TurnEnd;
     try {
       end = yield* runOneTurn(state, options);
     } catch (error) {
       end = failure(error, options.signal);
     }
-    const last = state.messages.at(-1);
-    if (last?.role === "assistant") {
-      const text = textOf(last);
-      answer = state.transitionReason === "max_tokens_recovery" ? answer + text : text;
-    }
+    const reply = state.messages[replyIndex];
+    if (reply?.role === "assistant") answer = (continuingAnswer ? answer : "") + textOf(reply);
     if (!("continue" in end)) return yield* stop(state, end, answer);
     yield { type: "turn_end", turn: state.turnCount, transitionReason: state.transitionReason };
     state.turnCount += 1;
@@ -103,6 +108,7 @@ export async function* runOneTurn(
 
   const lastCallCutOff = reply.stopReason === "max_tokens";
   const results = yield* executeToolCalls(calls, lastCallCutOff, options.toolbox, signal);
+  warnAboutRepeats(state.messages, results);
   const message: UserMessage = { role: "user", content: results };
   state.messages.push(message);
   yield { type: "tool_results", turn: state.turnCount, message };

@@ -1,8 +1,12 @@
-// The bash tool: runs one shell command in the working directory and reports what it printed
-// and how it ended.
+// The bash tool: runs one shell command in the session's working directory and reports what it
+// printed and how it ended. Every command ends (timeout, interrupt), leaves nothing running
+// after the session, cannot wait for input, and sends the model bounded, readable text.
 
-import { spawn } from "node:child_process";
-import type { Tool } from "./tool.js";
+import { constants } from "node:os";
+import { type CapturedOutput, OutputCapture } from "./output-capture.js";
+import { runShellProcess, type ShellEnding } from "./shell-process.js";
+import { ShellSession } from "./shell-session.js";
+import type { Tool, ToolOutput } from "./tool.js";
 
 export type BashInput = {
   command: string;
@@ -10,9 +14,22 @@ export type BashInput = {
 };
 
 export interface BashOptions {
+  /** The workspace root: the first working directory, and the fallback if one disappears. */
   cwd: string;
   /** Characters of output sent back to the model; the middle is cut beyond this. */
   maxOutputChars?: number;
+  /** The environment commands start from (made non-interactive, secrets removed); default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Variables to keep from commands besides the agent's own API keys. */
+  secretNames?: readonly string[];
+  /**
+   * Turns `["bash", "--noprofile", "--norc", "-c", command]` into the argv actually spawned
+   * (a sandbox). The wrapper must keep the environment and let the command write to
+   * os.tmpdir(): the directory tracking uses a file there.
+   */
+  wrap?: (argv: string[], context: { cwd: string }) => string[];
+  /** Applied to the text sent to the model (e.g. to hide secrets a command printed). */
+  redact?: (text: string) => string;
 }
 
 export const DEFAULT_TIMEOUT_SECONDS = 120;
@@ -20,69 +37,128 @@ export const MAX_TIMEOUT_SECONDS = 600;
 const DEFAULT_MAX_OUTPUT_CHARS = 50_000;
 
 export function createBashTool(options: BashOptions): Tool<BashInput> {
+  const session = new ShellSession({
+    root: options.cwd,
+    env: options.env,
+    secretNames: options.secretNames,
+  });
   return {
     name: "bash",
     description:
-      "Run a bash command in the working directory and return its output and exit code. " +
-      `Commands time out after ${DEFAULT_TIMEOUT_SECONDS} s unless "timeout" (seconds, at most ${MAX_TIMEOUT_SECONDS}) says otherwise. ` +
-      "Commands cannot read input: pass everything as arguments.",
+      "Run a bash command and return its output (stdout and stderr together) and exit code. " +
+      "The working directory carries over between calls, so `cd` works as in a terminal. " +
+      "Commands get no input and no terminal: pass everything as arguments and use non-interactive flags. " +
+      `A command and everything it started are killed after ${DEFAULT_TIMEOUT_SECONDS} s, or after "timeout" seconds (at most ${MAX_TIMEOUT_SECONDS}). ` +
+      "Processes left in the background (`server > log 2>&1 &`) keep running until the session ends. " +
+      "Long output is cut in the middle; the full output is saved to a file named in the result.",
     inputSchema: {
       type: "object",
       properties: {
         command: { type: "string", description: "The command to run." },
-        timeout: { type: "number", description: "Seconds before the command is killed." },
+        timeout: {
+          type: "number",
+          description: `Seconds before the command is killed (default ${DEFAULT_TIMEOUT_SECONDS}, at most ${MAX_TIMEOUT_SECONDS}).`,
+        },
       },
       required: ["command"],
     },
-    run: (input, context) => runBash(input, options, context.signal),
+    run: (input, context) => runBash(input, session, options, context.signal),
+    dispose: () => session.dispose(),
   };
 }
 
 export async function runBash(
   input: BashInput,
+  session: ShellSession,
   options: BashOptions,
   signal: AbortSignal,
-): Promise<{ content: string; isError: boolean }> {
-  const timeoutSeconds = Math.min(input.timeout ?? DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS);
-  const child = spawn("bash", ["-c", input.command], {
-    cwd: options.cwd,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
+): Promise<ToolOutput> {
+  const redact = options.redact ?? ((text: string) => text);
+  const timeout = input.timeout ?? DEFAULT_TIMEOUT_SECONDS;
+  if (!(timeout > 0)) {
+    return { content: "The timeout must be a positive number of seconds.", isError: true };
+  }
+  if (signal.aborted) return { content: "[interrupted by the user; not run]", isError: true };
+  const timeoutSeconds = Math.min(timeout, MAX_TIMEOUT_SECONDS);
+
+  const call = session.prepare();
+  const capture = new OutputCapture({
+    maxChars: options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS,
+    fullOutputPath: call.fullOutputPath,
   });
-  let output = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-
-  let ending: string | null = null;
-  const killGroup = (why: string) => {
-    ending = why;
-    if (child.pid) process.kill(-child.pid, "SIGKILL");
-  };
-  const timer = setTimeout(
-    () => killGroup(`timed out after ${timeoutSeconds} s`),
-    timeoutSeconds * 1000,
-  );
-  const onAbort = () => killGroup("interrupted by the user");
-  signal.addEventListener("abort", onAbort, { once: true });
-
-  const exitCode = await new Promise<number | null>((resolve) => {
-    child.on("error", () => resolve(null));
-    child.on("close", (code) => resolve(code));
+  const argv = ["bash", "--noprofile", "--norc", "-c", input.command];
+  const { ending, backgroundPids } = await runShellProcess({
+    argv: options.wrap ? options.wrap(argv, { cwd: call.cwd }) : argv,
+    cwd: call.cwd,
+    env: call.env,
+    marker: call.marker,
+    timeoutMs: timeoutSeconds * 1000,
+    signal,
+    onOutput: (chunk, source) => capture.write(chunk, source),
   });
-  clearTimeout(timer);
-  signal.removeEventListener("abort", onAbort);
+  const newDirectory = session.finish(call);
 
-  const body = capOutput(output.trim(), options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS);
-  const status = ending ? `[${ending}]` : `[exit code ${exitCode}]`;
-  return {
-    content: `${body || "(no output)"}\n${status}`,
-    isError: ending !== null || exitCode !== 0,
-  };
+  const lines = [describeOutput(capture.finish()), describeEnding(ending, timeoutSeconds)];
+  if (call.lostDirectory) {
+    lines.unshift(`[${call.lostDirectory} no longer exists; the command ran in ${call.cwd}]`);
+  }
+  if (backgroundPids.length > 0) {
+    lines.push(
+      `[still running in the background: PID ${backgroundPids.join(", ")}; their later output is discarded, and they are ended when the session ends]`,
+    );
+  }
+  if (newDirectory) lines.push(`[the working directory is now ${newDirectory}]`);
+  return { content: redact(lines.join("\n")), isError: isFailure(ending) };
 }
 
-function capOutput(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const half = Math.floor(max / 2);
-  const cut = text.length - 2 * half;
-  return `${text.slice(0, half)}\n[... ${cut} characters cut ...]\n${text.slice(-half)}`;
+function describeOutput(output: CapturedOutput): string {
+  switch (output.kind) {
+    case "text":
+      return output.text || "(no output)";
+    case "binary":
+      return `(binary output, ${count(output.totalBytes)} bytes, ${describeSaved(output.saved)})`;
+    case "cut": {
+      const size = `${count(output.totalBytes)} bytes, ${plural(output.lines, "line")}`;
+      return `${output.head}\n[... output cut in the middle: ${size} in all; ${describeSaved(output.saved)} ...]\n${output.tail}`;
+    }
+  }
+}
+
+function describeSaved(saved: { path: string } | { error: string }): string {
+  return "path" in saved
+    ? `saved in full to ${saved.path}`
+    : `the full output could not be saved (${saved.error})`;
+}
+
+function describeEnding(ending: ShellEnding, timeoutSeconds: number): string {
+  switch (ending.kind) {
+    case "exited":
+      return `[exit code ${ending.code}${signalHint(ending.code)}]`;
+    case "killed":
+      return `[killed by signal ${ending.signal}]`;
+    case "timed-out":
+      return `[timed out after ${timeoutSeconds} s; the command and everything it started were killed]`;
+    case "interrupted":
+      return "[interrupted by the user; the command and everything it started were killed]";
+    case "failed-to-start":
+      return `[the command could not be started: ${ending.message}]`;
+  }
+}
+
+/** Shells report a child killed by signal N as exit code 128 + N. */
+function signalHint(code: number): string {
+  const name = Object.entries(constants.signals).find(([, number]) => number === code - 128)?.[0];
+  return code > 128 && name ? ` (a process was killed by ${name})` : "";
+}
+
+function isFailure(ending: ShellEnding): boolean {
+  return ending.kind !== "exited" || ending.code !== 0;
+}
+
+function count(n: number): string {
+  return n.toLocaleString("en-US");
+}
+
+function plural(n: number, noun: string): string {
+  return `${count(n)} ${noun}${n === 1 ? "" : "s"}`;
 }

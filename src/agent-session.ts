@@ -1,0 +1,73 @@
+// A session ties the loop to its surroundings: each prompt is added to the history, every
+// event is written to the session file before the next one is produced, and usage is summed.
+// The REPL, one-shot mode and library users all drive the loop through this.
+
+import type { LoopEvent, LoopStop } from "./events.js";
+import { type Limit, maxCostLimit, repeatedCallLimit } from "./limits.js";
+import { agentLoop, createLoopState, type LoopState } from "./loop.js";
+import { addUsage, emptyUsage, type Message, type Usage, type UserMessage } from "./messages.js";
+import type { Provider } from "./providers/provider.js";
+import type { SessionWriter } from "./session.js";
+import type { Toolbox } from "./tools/toolbox.js";
+
+export interface AgentSessionOptions {
+  provider: Provider;
+  toolbox: Toolbox;
+  system: string;
+  maxTurns: number;
+  maxCostUsd?: number;
+  writer: SessionWriter;
+  /** History of a resumed session. */
+  messages?: Message[];
+}
+
+export interface AgentSession {
+  readonly state: LoopState;
+  readonly id: string;
+  readonly model: string;
+  /** Tokens used by every request of this session so far. */
+  usage(): Usage;
+  runPrompt(prompt: string, signal: AbortSignal): AsyncGenerator<LoopEvent, LoopStop>;
+  close(): Promise<void>;
+}
+
+export function createAgentSession(options: AgentSessionOptions): AgentSession {
+  const state = createLoopState(options.messages ?? []);
+  let usage = emptyUsage();
+  const limits: Limit[] = [repeatedCallLimit];
+  if (options.maxCostUsd !== undefined) {
+    limits.push(maxCostLimit(options.maxCostUsd, options.provider.model, () => usage));
+  }
+
+  return {
+    state,
+    id: options.writer.id,
+    model: options.provider.model,
+    usage: () => usage,
+    async *runPrompt(prompt, signal) {
+      const message: UserMessage = { role: "user", content: prompt };
+      state.messages.push(message);
+      options.writer.recordMessage(message);
+      const loop = agentLoop(state, {
+        provider: options.provider,
+        toolbox: options.toolbox,
+        system: options.system,
+        maxTurns: options.maxTurns,
+        signal,
+        limits,
+      });
+      while (true) {
+        const step = await loop.next();
+        if (step.done) return step.value;
+        const event = step.value;
+        options.writer.recordEvent(event);
+        if (event.type === "assistant_message") usage = addUsage(usage, event.usage);
+        yield event;
+      }
+    },
+    async close() {
+      await options.toolbox.dispose();
+      options.writer.close();
+    },
+  };
+}

@@ -1,0 +1,166 @@
+// The command line, in one place: flags are parsed into a plain object, and every mistake a
+// user can make ends in a ConfigError with one sentence.
+
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { ConfigError } from "./errors.js";
+
+export type OutputFormat = "text" | "json" | "stream-json";
+const OUTPUT_FORMATS: OutputFormat[] = ["text", "json", "stream-json"];
+
+export interface RunOptions {
+  command: "run";
+  /** The prompt from the command line; with -p and none, it comes from stdin. */
+  prompt: string | undefined;
+  /** Run one task and exit (a prompt or -p was given) rather than start the REPL. */
+  oneShot: boolean;
+  cwd: string;
+  model: string | undefined;
+  provider: string | undefined;
+  baseURL: string | undefined;
+  maxTurns: number;
+  maxCost: number | undefined;
+  outputFormat: OutputFormat;
+  resume: { latest: true } | { id: string } | undefined;
+  permissionMode: string | undefined;
+  allowNetwork: boolean;
+}
+
+export interface ViewOptions {
+  command: "view";
+  cwd: string;
+  sessionId: string | undefined;
+  port: number | undefined;
+  open: boolean;
+  exportPath: string | undefined;
+}
+
+export type CommandLine =
+  | RunOptions
+  | ViewOptions
+  | { command: "sessions"; cwd: string }
+  | { command: "help" }
+  | { command: "version" };
+
+export const DEFAULT_MAX_TURNS = 200;
+
+export const USAGE = `Usage:
+  agentloop                      start an interactive session (REPL) in this directory
+  agentloop "task" | -p "task"   run one task to completion and print the answer
+  echo "task" | agentloop -p     the prompt may also come from stdin
+  agentloop sessions             list this directory's sessions
+  agentloop view [ID]            replay a session in the browser (--port N, --open, --export FILE)
+
+Options:
+  --model M                      model name (env MODEL_ID)
+  --provider NAME                anthropic, openai, ollama, lmstudio, vllm, llamacpp, openrouter, deepseek
+  --base-url URL                 API base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL)
+  --max-turns N                  stop after N model turns (default ${DEFAULT_MAX_TURNS}; exit code 3)
+  --max-cost USD                 stop when the session has cost this much (exit code 3)
+  --output-format F              text, json or stream-json (one-shot mode)
+  --continue                     continue the latest session in this directory
+  --resume ID                    continue the given session
+  --permission-mode M            ask, auto, read-only or yolo
+  --dangerously-skip-permissions same as --permission-mode yolo
+  --allow-network                let sandboxed commands use the network
+  --cwd DIR                      work in DIR instead of the current directory
+  --version, --help`;
+
+export function parseCommandLine(argv: string[], currentDirectory = process.cwd()): CommandLine {
+  let parsed: ReturnType<typeof parseFlags>;
+  try {
+    parsed = parseFlags(argv);
+  } catch (error) {
+    throw new ConfigError(`${(error as Error).message}. Run agentloop --help for the options.`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { command: "help" };
+  if (values.version) return { command: "version" };
+  const cwd = resolve(currentDirectory, values.cwd ?? ".");
+
+  const [first, ...rest] = positionals;
+  if (first === "sessions" && rest.length === 0) return { command: "sessions", cwd };
+  if (first === "view" && rest.length <= 1) {
+    return {
+      command: "view",
+      cwd,
+      sessionId: rest[0],
+      port: values.port === undefined ? undefined : positiveInteger("--port", values.port),
+      open: values.open ?? false,
+      exportPath: values.export === undefined ? undefined : resolve(cwd, values.export),
+    };
+  }
+  const outputFormat = (values["output-format"] ?? "text") as OutputFormat;
+  if (!OUTPUT_FORMATS.includes(outputFormat)) {
+    throw new ConfigError(`--output-format must be one of ${OUTPUT_FORMATS.join(", ")}.`);
+  }
+  if (values.continue && values.resume) {
+    throw new ConfigError("Use either --continue or --resume ID, not both.");
+  }
+  const permissionMode = values["dangerously-skip-permissions"]
+    ? "yolo"
+    : values["permission-mode"];
+
+  return {
+    command: "run",
+    prompt: positionals.length > 0 ? positionals.join(" ") : undefined,
+    oneShot: values.print === true || positionals.length > 0,
+    cwd,
+    model: values.model,
+    provider: values.provider,
+    baseURL: values["base-url"],
+    maxTurns:
+      values["max-turns"] === undefined
+        ? DEFAULT_MAX_TURNS
+        : positiveInteger("--max-turns", values["max-turns"]),
+    maxCost: values["max-cost"] === undefined ? undefined : positiveNumber(values["max-cost"]),
+    outputFormat,
+    resume: values.continue ? { latest: true } : values.resume ? { id: values.resume } : undefined,
+    permissionMode,
+    allowNetwork: values["allow-network"] ?? false,
+  };
+}
+
+function parseFlags(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      print: { type: "boolean", short: "p" },
+      model: { type: "string" },
+      provider: { type: "string" },
+      "base-url": { type: "string" },
+      "max-turns": { type: "string" },
+      "max-cost": { type: "string" },
+      "output-format": { type: "string" },
+      continue: { type: "boolean", short: "c" },
+      resume: { type: "string", short: "r" },
+      "permission-mode": { type: "string" },
+      "dangerously-skip-permissions": { type: "boolean" },
+      "allow-network": { type: "boolean" },
+      cwd: { type: "string" },
+      port: { type: "string" },
+      open: { type: "boolean" },
+      export: { type: "string" },
+      version: { type: "boolean", short: "v" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+}
+
+function positiveInteger(flag: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) {
+    throw new ConfigError(`${flag} must be a whole number of at least 1, got "${text}".`);
+  }
+  return value;
+}
+
+function positiveNumber(text: string): number {
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new ConfigError(`--max-cost must be a positive number of US dollars, got "${text}".`);
+  }
+  return value;
+}

@@ -1,0 +1,34 @@
+// Reads a `.env` file into a plain object. The values configure agentloop itself; they are
+// never copied into process.env, so the commands the agent runs do not inherit them.
+
+import { readFileSync } from "node:fs";
+
+export function readDotenv(path: string): Record<string, string> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return {};
+  }
+  return parseDotenv(text);
+}
+
+export function parseDotenv(text: string): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const rawLine of text.split(/\r?\n/)) {
+    const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(rawLine);
+    if (!match) continue;
+    const [, name, rawValue = ""] = match as unknown as [string, string, string];
+    values[name] = unquote(rawValue.trim());
+  }
+  return values;
+}
+
+function unquote(value: string): string {
+  const quote = value[0];
+  if ((quote === '"' || quote === "'") && value.endsWith(quote) && value.length >= 2) {
+    const inner = value.slice(1, -1);
+    return quote === '"' ? inner.replace(/\\n/g, "\n").replace(/\\"/g, '"') : inner;
+  }
+  return value.replace(/\s+#.*$/, "");
+}

@@ -1,0 +1,78 @@
+// The contract for scripts: `--output-format json` prints one result object, `stream-json`
+// prints every loop event as a JSON line and then the same result object. Field names follow
+// what people already script against (see the README for the schema).
+
+import type { LoopStop, LoopStopReason } from "./events.js";
+import type { Usage } from "./messages.js";
+
+export type ResultSubtype =
+  | "success"
+  | "error_max_turns"
+  | "error_max_cost"
+  | "error_repeated_call"
+  | "error_interrupted"
+  | "error_during_execution";
+
+export interface RunResult {
+  type: "result";
+  subtype: ResultSubtype;
+  is_error: boolean;
+  result: string;
+  /** Why the loop stopped (see LoopStopReason). */
+  stop_reason: LoopStopReason;
+  /** Present when the run did not succeed: one sentence saying why. */
+  error?: string;
+  /** Model requests made in this run. */
+  num_turns: number;
+  usage: Usage;
+  /** Null when the model's price is not known. */
+  total_cost_usd: number | null;
+  session_id: string;
+  duration_ms: number;
+}
+
+export function subtypeFor(reason: LoopStopReason): ResultSubtype {
+  switch (reason) {
+    case "end_turn":
+      return "success";
+    case "max_turns":
+      return "error_max_turns";
+    case "max_cost":
+      return "error_max_cost";
+    case "repeated_call":
+      return "error_repeated_call";
+    case "interrupted":
+      return "error_interrupted";
+    case "max_tokens":
+    case "refusal":
+    case "unknown_stop_reason":
+    case "error":
+      return "error_during_execution";
+  }
+}
+
+export function buildResult(
+  stop: LoopStop,
+  facts: {
+    numTurns: number;
+    usage: Usage;
+    costUsd: number | null;
+    sessionId: string;
+    durationMs: number;
+  },
+): RunResult {
+  const subtype = subtypeFor(stop.reason);
+  return {
+    type: "result",
+    subtype,
+    is_error: subtype !== "success",
+    result: stop.finalText,
+    stop_reason: stop.reason,
+    ...(subtype === "success" ? {} : { error: stop.detail }),
+    num_turns: facts.numTurns,
+    usage: facts.usage,
+    total_cost_usd: facts.costUsd,
+    session_id: facts.sessionId,
+    duration_ms: Math.round(facts.durationMs),
+  };
+}

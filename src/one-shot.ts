@@ -1,0 +1,80 @@
+// One-shot mode: run one task to completion, print the answer (or a JSON result), and exit
+// with a code that says how it went. SIGINT and SIGTERM end the run cleanly with 130.
+
+import type { AgentSession } from "./agent-session.js";
+import type { OutputFormat } from "./config.js";
+import { costOf } from "./cost.js";
+import type { LoopStop } from "./events.js";
+import { exitCodeFor } from "./exit-codes.js";
+import { buildResult } from "./headless.js";
+import { addUsage, emptyUsage } from "./messages.js";
+import { createRenderer, type Output } from "./render.js";
+
+export interface OneShotOptions {
+  session: AgentSession;
+  prompt: string;
+  outputFormat: OutputFormat;
+  stdout: Output & { isTTY?: boolean };
+  stderr: Output & { isTTY?: boolean };
+}
+
+export async function runOneShot(options: OneShotOptions): Promise<number> {
+  const { session, outputFormat, stdout, stderr } = options;
+  const started = performance.now();
+  const controller = new AbortController();
+  const interrupt = () => controller.abort();
+  process.on("SIGINT", interrupt);
+  process.on("SIGTERM", interrupt);
+
+  // Text for a person: the answer streams to a terminal; piped, only the final answer is
+  // printed, so scripts get exactly the answer on stdout and the activity on stderr.
+  const render =
+    outputFormat === "text"
+      ? createRenderer({
+          answer: stdout,
+          progress: stderr,
+          color: !!stderr.isTTY,
+          streamText: !!stdout.isTTY,
+        })
+      : undefined;
+
+  let usage = emptyUsage();
+  let numTurns = 0;
+  let stop: LoopStop | undefined;
+  try {
+    const run = session.runPrompt(options.prompt, controller.signal);
+    while (true) {
+      const step = await run.next();
+      if (step.done) {
+        stop = step.value;
+        break;
+      }
+      const event = step.value;
+      if (event.type === "assistant_message") {
+        numTurns += 1;
+        usage = addUsage(usage, event.usage);
+      }
+      render?.(event);
+      if (outputFormat === "stream-json") stdout.write(`${JSON.stringify(event)}\n`);
+    }
+  } finally {
+    process.off("SIGINT", interrupt);
+    process.off("SIGTERM", interrupt);
+    await session.close();
+  }
+
+  if (outputFormat === "text") {
+    if (!stdout.isTTY && stop.finalText) stdout.write(`${stop.finalText}\n`);
+    if (stop.reason === "error") stderr.write(`agentloop: ${stop.detail}\n`);
+  } else {
+    const result = buildResult(stop, {
+      numTurns,
+      usage,
+      costUsd: costOf(session.model, usage),
+      sessionId: session.id,
+      durationMs: performance.now() - started,
+    });
+    stdout.write(`${JSON.stringify(result)}\n`);
+  }
+  return exitCodeFor(stop);
+}

@@ -1,0 +1,182 @@
+// Permission modes: what happens to each tool call the classifier has judged.
+//
+//   ask        proven read-only runs; anything else asks yes / no / always (the REPL default)
+//   auto       never asks; commands run in the sandbox; flagged and denied ones are refused
+//   read-only  like auto, in a sandbox where nothing is writable
+//   yolo       no sandbox, no questions; only the deny rules and the built-in deny list hold
+
+import { ConfigError } from "./errors.js";
+import type { ToolUseBlock } from "./messages.js";
+import { classifyCommand, type Decision, isReadOnlyScript } from "./permissions/classify.js";
+import { type PermissionRules, rememberAllowRules, toolRule } from "./permissions/rules.js";
+import { initShellParser, isShellParserReady } from "./shell/parse.js";
+import type { Tool } from "./tools/tool.js";
+import type { PermissionCheck } from "./tools/toolbox.js";
+
+export const PERMISSION_MODES = ["ask", "auto", "read-only", "yolo"] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+
+/** `ask` where a person can answer (the REPL), `auto` for one-shot runs. */
+export function defaultPermissionMode(options: { interactive: boolean }): PermissionMode {
+  return options.interactive ? "ask" : "auto";
+}
+
+export function parsePermissionMode(text: string): PermissionMode {
+  const mode = PERMISSION_MODES.find((candidate) => candidate === text);
+  if (!mode) {
+    throw new ConfigError(
+      `Unknown permission mode "${text}"; choose one of ${PERMISSION_MODES.join(", ")}.`,
+    );
+  }
+  return mode;
+}
+
+/** The sandbox a mode runs commands in: none, or one whose workspace is (not) writable. */
+export function sandboxFor(mode: PermissionMode): { writable: boolean } | null {
+  switch (mode) {
+    case "ask":
+    case "yolo":
+      return null;
+    case "auto":
+      return { writable: true };
+    case "read-only":
+      return { writable: false };
+  }
+}
+
+export interface PermissionQuestion {
+  tool: string;
+  /** What would run: the command for bash, the tool name otherwise. */
+  subject: string;
+  reason: string;
+  /** The allow rules "always" would add to .agentloop/settings.json; empty: offer yes/no only. */
+  rules: string[];
+}
+
+export type PermissionAnswer = "yes" | "no" | "always" | { no: string };
+
+export interface PermissionOptions {
+  mode: PermissionMode;
+  workspace: string;
+  /** Loaded with `loadPermissionRules`; "always" answers are added to it. */
+  rules: PermissionRules;
+  /** Asks the person at the terminal; absent when there is none. */
+  ask?: (question: PermissionQuestion) => Promise<PermissionAnswer>;
+  home?: string;
+  /** Directories outside the workspace that commands may change (the sandbox's temp dir). */
+  scratch?: string[];
+}
+
+type Outcome = { allowed: true } | { allowed: false; reason: string };
+
+export function createPermissionCheck(settings: PermissionOptions): PermissionCheck {
+  const { mode, rules } = settings;
+  // Inside the sandbox /tmp is private to agentloop, so deleting there harms nothing.
+  const scratch = [...(settings.scratch ?? []), ...(sandboxFor(mode) ? ["/tmp"] : [])];
+  const options = { ...settings, scratch };
+  return async (call, tool) => {
+    const judged = await judge(call, tool, options);
+    if (judged.verdict === "allow") return { allowed: true };
+    if (judged.verdict === "deny")
+      return { allowed: false, reason: `Permission denied: ${judged.reason}.` };
+    switch (mode) {
+      case "yolo":
+        return { allowed: true };
+      case "auto":
+      case "read-only":
+        return refuseOrSandbox(judged, mode, tool);
+      case "ask":
+        return askPerson(judged, call, tool, options);
+    }
+  };
+
+  async function askPerson(
+    judged: Extract<Decision, { verdict: "ask" }>,
+    call: ToolUseBlock,
+    tool: Tool,
+    { ask, workspace }: PermissionOptions,
+  ): Promise<Outcome> {
+    if (!ask) {
+      return {
+        allowed: false,
+        reason: `Permission needed: ${judged.reason}, and there is no terminal to ask for approval. Run agentloop with --permission-mode auto to run commands in the sandbox without asking, or add an allow rule to .agentloop/settings.json.`,
+      };
+    }
+    const subject = commandOf(call, tool) ?? tool.name;
+    const answer = await ask({
+      tool: tool.name,
+      subject,
+      reason: judged.reason,
+      rules: judged.rules,
+    });
+    if (answer === "yes") return { allowed: true };
+    if (answer === "always") {
+      rules.allow.push(...judged.rules);
+      // The rule holds for this session even if the file cannot be written.
+      await rememberAllowRules(workspace, judged.rules).catch(() => undefined);
+      return { allowed: true };
+    }
+    const said =
+      typeof answer === "object" && answer.no.trim() ? ` They said: "${answer.no.trim()}"` : "";
+    return { allowed: false, reason: `The user declined to run this.${said}` };
+  }
+}
+
+function refuseOrSandbox(
+  judged: Extract<Decision, { verdict: "ask" }>,
+  mode: "auto" | "read-only",
+  tool: Tool,
+): Outcome {
+  // The sandbox contains what bash does; nothing contains what another tool does.
+  const unsandboxed = tool.name !== "bash" && mode === "read-only";
+  if (!judged.flagged && !unsandboxed) return { allowed: true };
+  return {
+    allowed: false,
+    reason: `Permission denied: ${judged.reason}, and ${mode} mode does not ask for approval. Do it another way, or ask the user to run it or to start agentloop with --permission-mode ask.`,
+  };
+}
+
+async function judge(
+  call: ToolUseBlock,
+  tool: Tool,
+  options: PermissionOptions,
+): Promise<Decision> {
+  const command = commandOf(call, tool);
+  if (command !== null) {
+    await initShellParser();
+    return classifyCommand(command, options);
+  }
+  const rule = toolRule(tool.name);
+  const { allow, ask, deny } = options.rules;
+  if (deny.includes(rule))
+    return { verdict: "deny", reason: `${tool.name} matches the deny rule "${rule}"` };
+  if (ask.includes(rule)) {
+    return {
+      verdict: "ask",
+      reason: `${tool.name} matches the ask rule "${rule}"`,
+      flagged: true,
+      rules: [],
+    };
+  }
+  const input = call.input as Record<string, unknown>;
+  if (allow.includes(rule) || tool.isReadOnly?.(input)) return { verdict: "allow", reason: "" };
+  return { verdict: "ask", reason: `${tool.name} may change files`, flagged: false, rules: [rule] };
+}
+
+/** The shell command a call would run, or null for tools other than bash. */
+function commandOf(call: ToolUseBlock, tool: Tool): string | null {
+  const command = (call.input as Record<string, unknown>).command;
+  return tool.name === "bash" && typeof command === "string" ? command : null;
+}
+
+/**
+ * For the bash tool's `isReadOnly`: true only when the command provably changes nothing.
+ * Synchronous, so it answers false until `initShellParser()` has finished.
+ */
+export function isReadOnlyCommand(command: string): boolean {
+  return isShellParserReady() && isReadOnlyScript(command);
+}
+
+export { classifyCommand, type Decision } from "./permissions/classify.js";
+export { loadPermissionRules, noRules, type PermissionRules } from "./permissions/rules.js";
+export { initShellParser } from "./shell/parse.js";

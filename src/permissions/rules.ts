@@ -1,0 +1,135 @@
+// Allow / ask / deny rules by command prefix ("git push", "npm test"), read from the project's
+// .agentloop/settings.json and the user's ~/.config/agentloop/settings.json. A rule "tool:NAME"
+// names a tool other than bash.
+
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { ConfigError } from "../errors.js";
+import type { Word } from "../shell/syntax.js";
+import { programName } from "./wrappers.js";
+
+export interface PermissionRules {
+  allow: string[];
+  ask: string[];
+  deny: string[];
+}
+
+export const noRules = (): PermissionRules => ({ allow: [], ask: [], deny: [] });
+
+const TOOL_PREFIX = "tool:";
+
+export const toolRule = (toolName: string) => `${TOOL_PREFIX}${toolName}`;
+
+/** The first rule that is a prefix of the command, compared word by word. A word only known at
+ * run time matches nothing. The program may be written with its directory (`/bin/rm`). */
+export function matchingRule(rules: string[], argv: Word[]): string | undefined {
+  return rules.find((rule) => {
+    if (rule.startsWith(TOOL_PREFIX)) return false;
+    const words = rule.trim().split(/\s+/);
+    if (words.length > argv.length || words[0] === "") return false;
+    return words.every((word, index) => {
+      const value = argv[index]?.value;
+      return index === 0 ? value === word || programName(argv[0]) === word : value === word;
+    });
+  });
+}
+
+/** Programs whose first argument is a subcommand worth its own rule (`npm test`, `git push`). */
+const WITH_SUBCOMMANDS = new Set(
+  "git npm pnpm yarn npx bun deno cargo go docker podman kubectl make pip pip3 uv poetry gh apt apt-get brew dotnet mvn gradle bundle rake composer terraform helm systemctl".split(
+    " ",
+  ),
+);
+
+/** The rule "always" would remember for a command: its program, plus the subcommand if any. */
+export function suggestRule(argv: Word[]): string | null {
+  const name = programName(argv[0]);
+  if (!name) return null;
+  const subcommand = argv[1]?.value;
+  if (WITH_SUBCOMMANDS.has(name) && subcommand && /^[a-z][\w:-]*$/i.test(subcommand)) {
+    return `${name} ${subcommand}`;
+  }
+  return name;
+}
+
+export function projectSettingsPath(workspace: string): string {
+  return join(workspace, ".agentloop", "settings.json");
+}
+
+export function userSettingsPath(env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
+  const configHome = env.XDG_CONFIG_HOME || join(home, ".config");
+  return join(configHome, "agentloop", "settings.json");
+}
+
+/** Reads the user's and the project's rules and merges them (a missing file has none). */
+export async function loadPermissionRules(options: {
+  workspace: string;
+  env?: NodeJS.ProcessEnv;
+  home?: string;
+}): Promise<PermissionRules> {
+  const files = [
+    userSettingsPath(options.env, options.home),
+    projectSettingsPath(options.workspace),
+  ];
+  const merged = noRules();
+  for (const file of files) {
+    const rules = rulesFrom(await readSettings(file), file);
+    merged.allow.push(...rules.allow);
+    merged.ask.push(...rules.ask);
+    merged.deny.push(...rules.deny);
+  }
+  return merged;
+}
+
+/** Adds allow rules to the project's settings file, keeping everything else in it. */
+export async function rememberAllowRules(workspace: string, rules: string[]): Promise<void> {
+  const file = projectSettingsPath(workspace);
+  const settings = await readSettings(file);
+  const current = rulesFrom(settings, file);
+  const permissions = isRecord(settings.permissions) ? settings.permissions : {};
+  permissions.allow = [...new Set([...current.allow, ...rules])];
+  settings.permissions = permissions;
+  await mkdir(dirname(file), { recursive: true });
+  // Written beside and renamed, so a crash never leaves half a settings file.
+  await writeFile(`${file}.tmp`, `${JSON.stringify(settings, null, 2)}\n`);
+  await rename(`${file}.tmp`, file);
+}
+
+async function readSettings(file: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+    throw new ConfigError(`Cannot read ${file}: ${(error as Error).message}.`);
+  }
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (isRecord(parsed)) return parsed;
+  } catch {
+    // Reported below with the same sentence as a JSON value that is not an object.
+  }
+  throw new ConfigError(`${file} is not a JSON object; fix or remove it.`);
+}
+
+function rulesFrom(settings: Record<string, unknown>, file: string): PermissionRules {
+  const permissions = settings.permissions ?? {};
+  if (!isRecord(permissions)) {
+    throw new ConfigError(
+      `"permissions" in ${file} must be an object with allow, ask and deny lists.`,
+    );
+  }
+  const list = (key: keyof PermissionRules): string[] => {
+    const value = permissions[key] ?? [];
+    if (!Array.isArray(value) || value.some((rule) => typeof rule !== "string")) {
+      throw new ConfigError(`"permissions.${key}" in ${file} must be a list of strings.`);
+    }
+    return value.map((rule: string) => rule.trim()).filter((rule) => rule !== "");
+  };
+  return { allow: list("allow"), ask: list("ask"), deny: list("deny") };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,173 @@
+// The Anthropic Messages API as a Provider, through the official SDK. Our messages are already
+// Anthropic-shaped, so this file only adds what the wire needs: transcript repair, prompt-cache
+// breakpoints, streaming text as it arrives, our own retries around the whole stream, and
+// errors turned into sentences a user can act on.
+
+import Anthropic from "@anthropic-ai/sdk";
+import type {
+  Message as AnthropicMessage,
+  Tool as AnthropicTool,
+  CacheControlEphemeral,
+  ContentBlockParam,
+  MessageCreateParamsBase,
+  MessageParam,
+} from "@anthropic-ai/sdk/resources/messages";
+import { ConfigError } from "../errors.js";
+import type { AssistantBlock, Message, StopReason } from "../messages.js";
+import { prepareForRequest } from "../transcript.js";
+import { classifyAnthropicError } from "./anthropic-errors.js";
+import type { ModelReply, Provider, StreamEvent, ToolDefinition } from "./provider.js";
+import { type RetryPolicy, withRetries } from "./retry.js";
+
+export interface AnthropicProviderOptions {
+  apiKey: string;
+  /** Defaults to ANTHROPIC_BASE_URL, then https://api.anthropic.com (the SDK's rule). */
+  baseURL?: string;
+  model: string;
+  /** The most output tokens one reply may use. */
+  maxTokens?: number;
+  retryPolicy?: Partial<RetryPolicy>;
+  /** Hears, in one sentence each, every repair made to the transcript before a request. */
+  onRepair?: (description: string) => void;
+}
+
+export const DEFAULT_MAX_TOKENS = 8192;
+
+const EPHEMERAL: CacheControlEphemeral = { type: "ephemeral" };
+
+export function createAnthropicProvider(options: AnthropicProviderOptions): Provider {
+  if (!options.apiKey) {
+    throw new ConfigError("No Anthropic API key: set ANTHROPIC_API_KEY (or put it in .env).");
+  }
+  // Our retries wrap the whole stream, so the SDK's (which cover only the response headers)
+  // would multiply with them.
+  const client = new Anthropic({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0 });
+  const target = { model: options.model, baseURL: client.baseURL };
+
+  return {
+    name: "anthropic",
+    model: options.model,
+    async *stream(request) {
+      const { messages, repairs } = prepareForRequest(request.messages);
+      for (const repair of repairs) options.onRepair?.(repair);
+      const params: MessageCreateParamsBase = {
+        model: options.model,
+        max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
+        ...(request.system && {
+          system: [{ type: "text", text: request.system, cache_control: EPHEMERAL }],
+        }),
+        ...(request.tools.length > 0 && { tools: toolsWithBreakpoint(request.tools) }),
+        messages: messagesWithBreakpoint(messages),
+      };
+      return yield* withRetries((signal, alive) => streamOnce(client, params, signal, alive), {
+        signal: request.signal,
+        policy: options.retryPolicy,
+        classify: (error) => classifyAnthropicError(error, target),
+      });
+    },
+  };
+}
+
+async function* streamOnce(
+  client: Anthropic,
+  params: MessageCreateParamsBase,
+  signal: AbortSignal,
+  alive: () => void,
+): AsyncGenerator<StreamEvent, ModelReply> {
+  const watched = client.withOptions({ fetch: fetchReportingProgress(alive) });
+  const stream = watched.messages.stream(params, { signal });
+  for await (const event of stream) {
+    if (event.type === "content_block_delta" && event.delta.type === "text_delta") {
+      if (event.delta.text) yield { type: "text_delta", text: event.delta.text };
+    }
+  }
+  return toModelReply(await stream.finalMessage());
+}
+
+/**
+ * A fetch whose response reports every chunk that arrives. The SDK hides SSE pings, but a
+ * server that pings while the model thinks is alive, and the idle timeout must know it.
+ */
+function fetchReportingProgress(alive: () => void): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    alive();
+    if (!response.body) return response;
+    const reporting = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        alive();
+        controller.enqueue(chunk);
+      },
+    });
+    const { status, statusText, headers } = response;
+    return new Response(response.body.pipeThrough(reporting), { status, statusText, headers });
+  };
+}
+
+/**
+ * The SDK parses a tool input cut off by max_tokens leniently, so the input may look whole;
+ * the stop reason says whether it is. Empty text blocks are dropped: sending one back is a 400.
+ */
+function toModelReply(message: AnthropicMessage): ModelReply {
+  const content: AssistantBlock[] = [];
+  for (const block of message.content) {
+    if (block.type === "text" && block.text.trim()) {
+      content.push({ type: "text", text: block.text });
+    } else if (block.type === "tool_use") {
+      content.push({ type: "tool_use", id: block.id, name: block.name, input: block.input });
+    }
+  }
+  return {
+    message: { role: "assistant", content },
+    stopReason: toStopReason(message.stop_reason),
+    rawStopReason: message.stop_reason,
+    usage: {
+      input_tokens: message.usage.input_tokens,
+      output_tokens: message.usage.output_tokens,
+      cache_read_input_tokens: message.usage.cache_read_input_tokens ?? 0,
+      cache_creation_input_tokens: message.usage.cache_creation_input_tokens ?? 0,
+    },
+  };
+}
+
+function toStopReason(reason: AnthropicMessage["stop_reason"]): StopReason {
+  switch (reason) {
+    case "end_turn":
+    case "tool_use":
+    case "max_tokens":
+    case "stop_sequence":
+    case "pause_turn":
+    case "refusal":
+      return reason;
+    default:
+      return "unknown";
+  }
+}
+
+/**
+ * Prompt caching: the breakpoint on the last tool caches the tool definitions, the one on the
+ * system prompt caches tools + system, and the one on the newest message's last block caches
+ * the whole conversation so far, which the next request reads back.
+ */
+function toolsWithBreakpoint(tools: ToolDefinition[]): AnthropicTool[] {
+  return tools.map((tool, index) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: tool.input_schema as AnthropicTool.InputSchema,
+    ...(index === tools.length - 1 && { cache_control: EPHEMERAL }),
+  }));
+}
+
+function messagesWithBreakpoint(messages: Message[]): MessageParam[] {
+  return messages.map((message, index): MessageParam => {
+    if (index !== messages.length - 1) return message as MessageParam;
+    const blocks = (
+      typeof message.content === "string"
+        ? [{ type: "text", text: message.content }]
+        : message.content
+    ) as ContentBlockParam[];
+    const last = blocks.at(-1) as ContentBlockParam;
+    const content = [...blocks.slice(0, -1), { ...last, cache_control: EPHEMERAL }];
+    return { role: message.role, content } as MessageParam;
+  });
+}

@@ -1,0 +1,130 @@
+// What each failure of a Chat Completions request means for the user: whether trying again
+// can help, and one sentence saying what happened and what to do. The SDK's typed errors give
+// the HTTP status; the message text gives the rest (servers agree on statuses far better than
+// on error codes).
+
+import { APIConnectionError, APIError, APIUserAbortError } from "openai";
+import { ProviderError, type ProviderErrorKind } from "../errors.js";
+import { type RetryDecision, retryAfterMs } from "./retry.js";
+
+/** Who we were talking to, so messages can name the server, the model and the key. */
+export interface ServerContext {
+  /** The preset's name ("openai", "ollama", ...). */
+  name: string;
+  baseURL: string;
+  model: string;
+  /** The environment variable the key came from; null for servers that need none. */
+  apiKeyEnv: string | null;
+}
+
+// The address is wrong or nothing listens there: trying again will not help.
+const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_NONAME"]);
+
+/** Decides about one failed attempt. Anything that is not a server or network failure is a bug. */
+export function classifyOpenAIError(error: unknown, server: ServerContext): RetryDecision {
+  if (error instanceof ProviderError) return { retry: isTransient(error.kind), error };
+  if (error instanceof APIConnectionError) return connectionFailed(error, server);
+  if (error instanceof APIError && !(error instanceof APIUserAbortError)) {
+    return { ...fromStatus(error, server), retryAfterMs: retryAfterMs(error.headers) };
+  }
+  // A socket that breaks mid-stream reaches us as Node's own error, not the SDK's.
+  if (error instanceof Error && errorCode(error) !== undefined) {
+    const message = `The connection to ${server.baseURL} broke off during the reply (${causeMessage(error)}).`;
+    return decide("server", message);
+  }
+  throw error;
+}
+
+function decide(kind: ProviderErrorKind, message: string, status?: number): RetryDecision {
+  return { retry: isTransient(kind), error: new ProviderError(kind, message, status) };
+}
+
+function isTransient(kind: ProviderErrorKind): boolean {
+  return kind === "rate_limited" || kind === "server" || kind === "stream_stalled";
+}
+
+function fromStatus(error: APIError, server: ServerContext): RetryDecision {
+  const status = error.status;
+  const detail = serverMessage(error);
+  if (status === undefined) {
+    return decide("server", `The ${server.name} server reported an error: ${detail}.`);
+  }
+  if (status === 401 || status === 403) {
+    return decide("authentication", authenticationMessage(status, server), status);
+  }
+  if (isContextTooLong(error)) {
+    const message = `The conversation is too long for the model's context window (${detail}).`;
+    return decide("context_too_long", message, status);
+  }
+  if (status === 404 || error.code === "model_not_found") {
+    return decide("model_not_found", modelNotFoundMessage(server), status);
+  }
+  if (status === 429) {
+    const message = `The ${server.name} server is rate limiting requests (429: ${detail}).`;
+    return decide("rate_limited", message, status);
+  }
+  if (status === 408 || status === 409 || status >= 500) {
+    return decide("server", `The ${server.name} server failed (${status}: ${detail}).`, status);
+  }
+  const message = `The ${server.name} server rejected the request (${status}: ${detail}).`;
+  return decide("invalid_request", message, status);
+}
+
+function authenticationMessage(status: number, server: ServerContext): string {
+  if (server.apiKeyEnv) {
+    return `The ${server.name} server rejected the API key (${status}): check ${server.apiKeyEnv}.`;
+  }
+  return `The server at ${server.baseURL} refused the request (${status}): if it needs a key, use --provider openai --base-url ${server.baseURL} and set OPENAI_API_KEY.`;
+}
+
+function modelNotFoundMessage(server: ServerContext): string {
+  const where = `The model "${server.model}" was not found at ${server.baseURL}`;
+  if (server.name === "ollama") return `${where}: download it with "ollama pull ${server.model}".`;
+  return `${where}: check --model, and that the base URL is right (it usually ends in /v1).`;
+}
+
+function connectionFailed(error: APIConnectionError, server: ServerContext): RetryDecision {
+  const code = errorCode(error);
+  const hopeless = code !== undefined && UNREACHABLE_CODES.has(code);
+  const message =
+    code === "ECONNREFUSED" && isLocalURL(server.baseURL)
+      ? `Could not connect to ${server.baseURL}: the ${server.name} server does not seem to be running.`
+      : `Could not connect to ${server.baseURL} (${causeMessage(error)}).`;
+  return { retry: !hopeless, error: new ProviderError("unreachable", message) };
+}
+
+/** Servers word this differently; OpenAI sends a code, vLLM and llama.cpp only a message. */
+function isContextTooLong(error: APIError): boolean {
+  if (error.code === "context_length_exceeded") return true;
+  return /context (length|size|window)|maximum context|too many tokens/i.test(serverMessage(error));
+}
+
+function serverMessage(error: APIError): string {
+  const body = error.error as { message?: unknown } | undefined;
+  const message = typeof body?.message === "string" ? body.message : error.message;
+  return message.trim().replace(/\.$/, "");
+}
+
+/** Node puts the useful part (ECONNREFUSED, ENOTFOUND, "other side closed") in the causes. */
+function errorCode(error: unknown): string | undefined {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+  }
+  return undefined;
+}
+
+function causeMessage(error: Error): string {
+  let deepest = error;
+  while (deepest.cause instanceof Error) deepest = deepest.cause;
+  return deepest.message.replace(/\.$/, "");
+}
+
+export function isLocalURL(url: string): boolean {
+  try {
+    const host = new URL(url).hostname;
+    return host === "localhost" || host === "[::1]" || host.startsWith("127.");
+  } catch {
+    return false;
+  }
+}

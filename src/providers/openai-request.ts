@@ -1,0 +1,76 @@
+// Our Anthropic-shaped conversation, written as a Chat Completions request. The two protocols
+// differ in where tool results live: Anthropic puts them in a user message as blocks, Chat
+// Completions gives each its own `role: "tool"` message, which must come right after the
+// assistant message that asked for it.
+
+import type {
+  ChatCompletionAssistantMessageParam,
+  ChatCompletionFunctionTool,
+  ChatCompletionMessageParam,
+  ChatCompletionMessageToolCall,
+} from "openai/resources/chat/completions";
+import type { AssistantMessage, Message, TextBlock, UserMessage } from "../messages.js";
+import type { ToolDefinition } from "./provider.js";
+
+export function toChatMessages(system: string, messages: Message[]): ChatCompletionMessageParam[] {
+  const chat: ChatCompletionMessageParam[] = [];
+  if (system !== "") chat.push({ role: "system", content: system });
+  for (const message of messages) {
+    if (message.role === "assistant") chat.push(toChatAssistant(message));
+    else chat.push(...toChatUser(message));
+  }
+  return chat;
+}
+
+export function toChatTools(tools: ToolDefinition[]): ChatCompletionFunctionTool[] {
+  return tools.map((tool) => ({
+    type: "function",
+    function: {
+      name: tool.name,
+      description: tool.description,
+      parameters: { ...tool.input_schema },
+    },
+  }));
+}
+
+function toChatAssistant(message: AssistantMessage): ChatCompletionAssistantMessageParam {
+  const text = joinText(message.content.filter((block) => block.type === "text"));
+  const toolCalls: ChatCompletionMessageToolCall[] = [];
+  for (const block of message.content) {
+    if (block.type !== "tool_use") continue;
+    toolCalls.push({
+      id: block.id,
+      type: "function",
+      function: { name: block.name, arguments: argumentsOf(block.input) },
+    });
+  }
+  if (toolCalls.length === 0) return { role: "assistant", content: text };
+  return { role: "assistant", content: text === "" ? null : text, tool_calls: toolCalls };
+}
+
+/** Tool results first, each its own message in order; any text the user added comes after. */
+function toChatUser(message: UserMessage): ChatCompletionMessageParam[] {
+  if (typeof message.content === "string") return [{ role: "user", content: message.content }];
+  const chat: ChatCompletionMessageParam[] = [];
+  const texts: TextBlock[] = [];
+  for (const block of message.content) {
+    if (block.type === "text") texts.push(block);
+    else chat.push({ role: "tool", tool_call_id: block.tool_use_id, content: block.content });
+  }
+  if (texts.length > 0) chat.push({ role: "user", content: joinText(texts) });
+  return chat;
+}
+
+/**
+ * A call whose arguments were not a JSON object was kept as the raw string so the toolbox could
+ * reject it; it goes back as "{}" because some servers (Ollama) parse the arguments in the
+ * history and answer 400 to invalid JSON. The tool result already quotes what was wrong.
+ */
+function argumentsOf(input: unknown): string {
+  const isObject = typeof input === "object" && input !== null && !Array.isArray(input);
+  return isObject ? JSON.stringify(input) : "{}";
+}
+
+function joinText(blocks: TextBlock[]): string {
+  return blocks.map((block) => block.text).join("\n\n");
+}

@@ -1,0 +1,162 @@
+// Which model server to talk to, decided from flags and environment. A preset names a server
+// people run (OpenAI, Ollama, ...) with its protocol, address and key variable, so that
+// `agentloop --provider ollama --model qwen2.5-coder` needs nothing else.
+
+import { ConfigError } from "../errors.js";
+import { createAnthropicProvider } from "./anthropic.js";
+import { createOpenAIProvider } from "./openai.js";
+import { isLocalURL } from "./openai-errors.js";
+import type { Provider } from "./provider.js";
+
+export type WireProtocol = "anthropic" | "openai";
+
+export interface Preset {
+  protocol: WireProtocol;
+  baseURL: string;
+  /** The environment variable holding the key; null for local servers that need none. */
+  apiKeyEnv: string | null;
+  /** The environment variable that overrides the base URL, if the preset honours one. */
+  baseURLEnv: string | null;
+  /** The environment variable that names the model, if the preset honours one. */
+  modelEnv: string | null;
+  defaultModel: string | null;
+}
+
+function hosted(
+  protocol: WireProtocol,
+  baseURL: string,
+  apiKeyEnv: string,
+  defaultModel: string | null,
+): Preset {
+  return { protocol, baseURL, apiKeyEnv, baseURLEnv: null, modelEnv: null, defaultModel };
+}
+
+function local(baseURL: string): Preset {
+  return {
+    protocol: "openai",
+    baseURL,
+    apiKeyEnv: null,
+    baseURLEnv: null,
+    modelEnv: null,
+    defaultModel: null,
+  };
+}
+
+/** In the order a key in the environment is looked for when no --provider is given. */
+export const PRESETS = {
+  anthropic: {
+    ...hosted("anthropic", "https://api.anthropic.com", "ANTHROPIC_API_KEY", "claude-sonnet-4-5"),
+    baseURLEnv: "ANTHROPIC_BASE_URL",
+    modelEnv: "MODEL_ID",
+  },
+  openai: {
+    ...hosted("openai", "https://api.openai.com/v1", "OPENAI_API_KEY", "gpt-5"),
+    baseURLEnv: "OPENAI_BASE_URL",
+  },
+  openrouter: hosted("openai", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", null),
+  deepseek: hosted("openai", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", "deepseek-chat"),
+  ollama: local("http://localhost:11434/v1"),
+  lmstudio: local("http://localhost:1234/v1"),
+  vllm: local("http://localhost:8000/v1"),
+  llamacpp: local("http://localhost:8080/v1"),
+} satisfies Record<string, Preset>;
+
+export type PresetName = keyof typeof PRESETS;
+
+export const PRESET_NAMES = Object.keys(PRESETS) as PresetName[];
+
+export interface ResolvedProvider {
+  preset: PresetName;
+  protocol: WireProtocol;
+  baseURL: string;
+  /** Null when the server needs no key (a local server). */
+  apiKey: string | null;
+  apiKeyEnv: string | null;
+  model: string;
+}
+
+export interface ProviderChoice {
+  /** --provider */
+  provider?: string;
+  /** --model */
+  model?: string;
+  /** --base-url */
+  baseURL?: string;
+  env: Record<string, string | undefined>;
+}
+
+const NO_PROVIDER =
+  "No model is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --provider with a local server (ollama, lmstudio, vllm, llamacpp) and --model, for example --provider ollama --model qwen2.5-coder.";
+
+export function resolveProvider(choice: ProviderChoice): ResolvedProvider | ConfigError {
+  const env = (name: string | null) => (name ? choice.env[name] || undefined : undefined);
+  const name = choice.provider ?? PRESET_NAMES.find((preset) => env(PRESETS[preset].apiKeyEnv));
+  if (name === undefined) return new ConfigError(NO_PROVIDER);
+  if (!isPresetName(name)) {
+    return new ConfigError(`Unknown provider "${name}": choose one of ${PRESET_NAMES.join(", ")}.`);
+  }
+  const preset: Preset = PRESETS[name];
+
+  const baseURL = choice.baseURL ?? env(preset.baseURLEnv) ?? preset.baseURL;
+  if (!isHttpURL(baseURL)) {
+    return new ConfigError(
+      `The base URL "${baseURL}" is not a URL: write it like http://localhost:11434/v1.`,
+    );
+  }
+  const apiKey = env(preset.apiKeyEnv) ?? null;
+  // An OpenAI-compatible server on this machine (--base-url) may run without a key; the
+  // Anthropic SDK always sends one.
+  const keyOptional = preset.protocol === "openai" && isLocalURL(baseURL);
+  if (preset.apiKeyEnv && apiKey === null && !keyOptional) {
+    return new ConfigError(`The ${name} provider needs an API key: set ${preset.apiKeyEnv}.`);
+  }
+  const model = choice.model ?? env(preset.modelEnv) ?? preset.defaultModel;
+  if (model === null) {
+    return new ConfigError(
+      `The ${name} provider needs a model: pass --model NAME (the name the server lists for it).`,
+    );
+  }
+  return {
+    preset: name,
+    protocol: preset.protocol,
+    baseURL,
+    apiKey,
+    apiKeyEnv: preset.apiKeyEnv,
+    model,
+  };
+}
+
+function isHttpURL(text: string): boolean {
+  return URL.canParse(text) && ["http:", "https:"].includes(new URL(text).protocol);
+}
+
+function isPresetName(name: string): name is PresetName {
+  return Object.hasOwn(PRESETS, name);
+}
+
+export interface ProviderHooks {
+  /** Hears, in one sentence each, every repair made to the transcript before a request. */
+  onRepair?: (description: string) => void;
+}
+
+export function createProvider(resolved: ResolvedProvider, hooks: ProviderHooks = {}): Provider {
+  switch (resolved.protocol) {
+    case "anthropic":
+      return createAnthropicProvider({
+        // resolveProvider never lets an Anthropic preset through without its key.
+        apiKey: resolved.apiKey ?? "",
+        baseURL: resolved.baseURL,
+        model: resolved.model,
+        onRepair: hooks.onRepair,
+      });
+    case "openai":
+      return createOpenAIProvider({
+        apiKey: resolved.apiKey,
+        baseURL: resolved.baseURL,
+        model: resolved.model,
+        name: resolved.preset,
+        apiKeyEnv: resolved.apiKeyEnv,
+        onRepair: hooks.onRepair,
+      });
+  }
+}

@@ -1,0 +1,92 @@
+// Shows loop events to a person at a terminal: the answer as it streams, each tool call as it
+// starts, a short preview of its result, retries and why the loop stopped.
+
+import type { LoopEvent } from "./events.js";
+import type { ToolUseBlock } from "./messages.js";
+
+export interface Output {
+  write(text: string): unknown;
+}
+
+export interface RendererOptions {
+  /** Where the answer's text goes. */
+  answer: Output;
+  /** Where tool calls, retries and notices go. */
+  progress: Output;
+  color: boolean;
+  /** Whether streamed text is shown as it arrives (otherwise only tool activity is shown). */
+  streamText: boolean;
+}
+
+const PREVIEW_LINES = 4;
+const PREVIEW_WIDTH = 160;
+
+export function createRenderer(options: RendererOptions): (event: LoopEvent) => void {
+  const paint = (code: string, text: string) =>
+    options.color ? `\x1b[${code}m${text}\x1b[0m` : text;
+  const dim = (text: string) => paint("2", text);
+  let midLine = false;
+  const endLine = () => {
+    if (midLine) options.answer.write("\n");
+    midLine = false;
+  };
+
+  return (event) => {
+    switch (event.type) {
+      case "text_delta":
+        if (!options.streamText) return;
+        options.answer.write(event.text);
+        midLine = !event.text.endsWith("\n");
+        return;
+      case "assistant_message":
+        endLine();
+        return;
+      case "tool_start":
+        options.progress.write(`${paint("36", "⏺")} ${describeCall(event.call)}\n`);
+        return;
+      case "tool_end": {
+        const marker = event.result.is_error ? paint("31", "  ⎿ ") : dim("  ⎿ ");
+        options.progress.write(`${marker}${dim(preview(event.result.content))}\n`);
+        return;
+      }
+      case "retry":
+        endLine();
+        options.progress.write(
+          paint(
+            "33",
+            `↻ ${event.reason}; retrying in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt})\n`,
+          ),
+        );
+        return;
+      case "stop":
+        endLine();
+        if (event.reason !== "end_turn") options.progress.write(paint("33", `■ ${event.detail}\n`));
+        return;
+      case "turn_start":
+      case "tool_results":
+      case "turn_end":
+        return;
+    }
+  };
+}
+
+export function describeCall(call: ToolUseBlock): string {
+  const input = call.input as Record<string, unknown> | null;
+  const shown =
+    call.name === "bash" && typeof input?.command === "string"
+      ? `$ ${input.command}`
+      : JSON.stringify(call.input);
+  return `${call.name} ${clip(shown.replace(/\s*\n\s*/g, " ⏎ "), PREVIEW_WIDTH)}`;
+}
+
+function preview(content: string): string {
+  const lines = content.split("\n");
+  const shown = lines.slice(0, PREVIEW_LINES).map((line) => clip(line, PREVIEW_WIDTH));
+  const more = lines.length - shown.length;
+  if (more > 0) shown.push(`… ${more} more line${more === 1 ? "" : "s"}`);
+  return shown.join("\n    ");
+}
+
+function clip(text: string, width: number): string {
+  return text.length > width ? `${text.slice(0, width - 1)}…` : text;
+}

@@ -1,0 +1,51 @@
+// Finds the session to continue and turns its file back into a conversation the API accepts,
+// whatever happened to the run that wrote it (clean exit, crash, kill -9 mid-tool).
+
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { ConfigError } from "./errors.js";
+import type { Message, UserMessage } from "./messages.js";
+import { toolUses } from "./messages.js";
+import { listSessions, readSession, type SessionHeader, type SessionProblem } from "./session.js";
+import { interruptedResult } from "./tools/toolbox.js";
+
+export interface ResumedSession {
+  header: SessionHeader;
+  messages: Message[];
+  problems: SessionProblem[];
+  /** Messages added so the history is valid again; they are appended to the file too. */
+  added: Message[];
+}
+
+export function findSessionToResume(
+  directory: string,
+  cwd: string,
+  resume: { latest: true } | { id: string },
+): ResumedSession {
+  const path =
+    "id" in resume ? join(directory, `${resume.id}.jsonl`) : listSessions(directory, cwd)[0]?.path;
+  if (!path)
+    throw new ConfigError(`There is no session to continue in ${cwd}; start one with agentloop.`);
+  if (!existsSync(path)) {
+    throw new ConfigError(
+      `There is no session with id ${"id" in resume ? resume.id : ""}; run agentloop sessions to list them.`,
+    );
+  }
+  const { header, messages, problems } = readSession(path);
+  if (!header)
+    throw new ConfigError(
+      `The session file ${path} has no readable header line, so it cannot be resumed.`,
+    );
+  const added = answerUnfinishedToolCalls(messages);
+  return { header, messages: [...messages, ...added], problems, added };
+}
+
+/** A run killed while tools ran leaves tool calls without results: answer them as interrupted. */
+function answerUnfinishedToolCalls(messages: Message[]): Message[] {
+  const last = messages.at(-1);
+  if (last?.role !== "assistant") return [];
+  const calls = toolUses(last);
+  if (calls.length === 0) return [];
+  const answer: UserMessage = { role: "user", content: calls.map(interruptedResult) };
+  return [answer];
+}

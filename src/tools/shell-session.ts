@@ -1,0 +1,116 @@
+// What the bash tool remembers between calls: the working directory (so `cd sub` in one call
+// means the next call runs in `sub`), a temporary directory for full outputs, and which
+// commands left processes running, so they can all be ended when the session ends.
+
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { buildCommandEnv, type CommandEnvOptions } from "./command-env.js";
+import { JOB_MARKER_VARIABLE, KILL_GRACE_MS, killProcesses } from "./process-tree.js";
+
+export interface ShellSessionOptions extends CommandEnvOptions {
+  /** The workspace root: where commands start, and where they go back to if their directory vanishes. */
+  root: string;
+  /** The environment commands inherit (before it is made non-interactive); default process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Everything one call needs to run. */
+export interface PreparedCall {
+  cwd: string;
+  /** Set when the previous working directory no longer exists. */
+  lostDirectory: string | null;
+  env: Record<string, string>;
+  marker: string;
+  fullOutputPath: string;
+  cwdFile: string;
+  startupFile: string;
+}
+
+export class ShellSession {
+  private readonly root: string;
+  private readonly baseEnv: Record<string, string>;
+  /** Distinguishes this session's processes from every other agentloop's. */
+  private readonly token = randomBytes(6).toString("hex");
+  private cwd: string;
+  private tempDir: string | null = null;
+  private calls = 0;
+
+  constructor(options: ShellSessionOptions) {
+    this.root = resolve(options.root);
+    this.cwd = this.root;
+    this.baseEnv = buildCommandEnv(options.env ?? process.env, options);
+  }
+
+  prepare(): PreparedCall {
+    const dir = this.temporaryDirectory();
+    const id = ++this.calls;
+    let lostDirectory: string | null = null;
+    if (!isDirectory(this.cwd)) {
+      lostDirectory = this.cwd;
+      this.cwd = this.root;
+    }
+    const cwdFile = join(dir, `cwd-${id}`);
+    const startupFile = join(dir, `startup-${id}.sh`);
+    // bash reads $BASH_ENV before the command, so the command string runs exactly as given
+    // (its line numbers and error messages unchanged). The file unsets BASH_ENV so that scripts
+    // the command runs do not read it too, sends stderr into stdout so both arrive in order,
+    // and records the final directory on exit, also after `exit N` or a failing command.
+    const recordDirectory = `builtin pwd >| ${shellQuote(cwdFile)} 2>/dev/null`;
+    writeFileSync(
+      startupFile,
+      `unset BASH_ENV\nexec 2>&1\ntrap ${shellQuote(recordDirectory)} EXIT\n`,
+    );
+    const marker = `${this.token}:${id}`;
+    return {
+      cwd: this.cwd,
+      lostDirectory,
+      env: { ...this.baseEnv, [JOB_MARKER_VARIABLE]: marker, BASH_ENV: startupFile, PWD: this.cwd },
+      marker,
+      fullOutputPath: join(dir, `output-${id}.txt`),
+      cwdFile,
+      startupFile,
+    };
+  }
+
+  /** Takes over the directory the command ended in; returns it if it changed. */
+  finish(call: PreparedCall): string | null {
+    let ended: string | null = null;
+    try {
+      ended = readFileSync(call.cwdFile, "utf8").replace(/\n$/, "");
+    } catch {
+      // Killed, or the command replaced the EXIT trap: the directory stays what it was.
+    }
+    rmSync(call.cwdFile, { force: true });
+    rmSync(call.startupFile, { force: true });
+    if (!ended || ended === this.cwd || !isDirectory(ended)) return null;
+    this.cwd = ended;
+    return ended;
+  }
+
+  /** Ends every process any command of this session left running, and removes its files. */
+  async dispose(): Promise<void> {
+    // Only markers, not process groups: once a group is empty its number may be reused.
+    await killProcesses({ groups: [], markers: [`${this.token}:`] }, KILL_GRACE_MS);
+    if (this.tempDir) rmSync(this.tempDir, { recursive: true, force: true });
+    this.tempDir = null;
+  }
+
+  private temporaryDirectory(): string {
+    this.tempDir ??= mkdtempSync(join(tmpdir(), "agentloop-bash-"));
+    return this.tempDir;
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}

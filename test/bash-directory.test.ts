@@ -1,0 +1,47 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { bashTool, run, workspace } from "./support/bash-harness.js";
+
+describe("the bash tool keeps the working directory between calls", () => {
+  it("runs the next command where `cd` left off, and says where that is", async () => {
+    const tool = bashTool();
+    const first = await run(tool, "mkdir -p sub && cd sub");
+    expect(first.content).toMatch(/\[the working directory is now \/.*\/sub\]$/);
+    expect((await run(tool, "pwd")).content).toMatch(/\/sub\n\[exit code 0\]$/);
+  });
+
+  it("keeps the new directory when the command ends with `exit N`", async () => {
+    const tool = bashTool();
+    const result = await run(tool, "mkdir sub && cd sub && exit 4");
+    expect(result.content).toMatch(/\[exit code 4\]\n\[the working directory is now \/.*\/sub\]$/);
+    expect((await run(tool, "basename $PWD")).content).toBe("sub\n[exit code 0]");
+  });
+
+  it("does not mention the directory when it did not change", async () => {
+    const tool = bashTool();
+    expect((await run(tool, "cd . && echo same")).content).toBe("same\n[exit code 0]");
+  });
+
+  it("keeps it when the command runs through a wrapper such as a sandbox", async () => {
+    const wrap = (argv: string[]) => ["env", "WRAPPED=yes", "sh", "-c", 'exec "$@"', "sh", ...argv];
+    const tool = bashTool({ wrap });
+    await run(tool, "mkdir sub && cd sub");
+    expect((await run(tool, 'echo "$WRAPPED $(basename "$PWD")"')).content).toBe(
+      "yes sub\n[exit code 0]",
+    );
+  });
+
+  it("goes back to the workspace root when the directory disappears", async () => {
+    const root = workspace();
+    mkdirSync(join(root, "gone"));
+    const tool = bashTool({ cwd: root });
+    await run(tool, "cd gone");
+    const result = await run(tool, "rmdir ../gone; pwd");
+    expect(result.content).toContain(`${root}/gone`);
+    const after = await run(tool, "pwd");
+    expect(after.content).toBe(
+      `[${root}/gone no longer exists; the command ran in ${root}]\n${root}\n[exit code 0]`,
+    );
+  });
+});

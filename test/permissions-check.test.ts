@@ -1,0 +1,275 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "../src/errors.js";
+import type { ToolUseBlock } from "../src/messages.js";
+import {
+  createPermissionCheck,
+  defaultPermissionMode,
+  loadPermissionRules,
+  noRules,
+  type PermissionAnswer,
+  type PermissionMode,
+  type PermissionOptions,
+  type PermissionQuestion,
+  parsePermissionMode,
+  sandboxFor,
+} from "../src/permissions.js";
+import { createSandbox } from "../src/sandbox.js";
+import { createBashTool } from "../src/tools/bash.js";
+import type { Tool } from "../src/tools/tool.js";
+import { runWrapped } from "./support/run-wrapped.js";
+
+const home = "/home/dev";
+const newWorkspace = () => mkdtempSync(join(tmpdir(), "agentloop-perm-"));
+
+let callCount = 0;
+function bashCall(command: string): ToolUseBlock {
+  callCount += 1;
+  return { type: "tool_use", id: `toolu_${callCount}`, name: "bash", input: { command } };
+}
+
+function setup(mode: PermissionMode, extra: Partial<PermissionOptions> = {}) {
+  const workspace = newWorkspace();
+  const bash = createBashTool({ cwd: workspace }) as Tool;
+  const options: PermissionOptions = { mode, workspace, home, rules: noRules(), ...extra };
+  const check = createPermissionCheck(options);
+  return { workspace, options, check: (command: string) => check(bashCall(command), bash) };
+}
+
+/** An ask callback that answers from a list and records the questions. */
+function answering(...answers: PermissionAnswer[]) {
+  const questions: PermissionQuestion[] = [];
+  const ask = async (question: PermissionQuestion) => {
+    questions.push(question);
+    const answer = answers.shift();
+    if (answer === undefined) throw new Error(`unexpected question: ${question.subject}`);
+    return answer;
+  };
+  return { ask, questions };
+}
+
+const writeFileTool: Tool = {
+  name: "write_file",
+  description: "Writes a file.",
+  inputSchema: { type: "object", properties: { path: { type: "string" } } },
+  run: async () => ({ content: "written", isError: false }),
+};
+const readFileTool: Tool = { ...writeFileTool, name: "read_file", isReadOnly: () => true };
+const toolCall = (name: string): ToolUseBlock => ({
+  type: "tool_use",
+  id: "toolu_tool",
+  name,
+  input: { path: "a.txt" },
+});
+
+describe("ask mode", () => {
+  it("runs a proven read-only command without asking", async () => {
+    const { ask, questions } = answering();
+    const { check } = setup("ask", { ask });
+    expect(await check("git status && ls -la | head")).toEqual({ allowed: true });
+    expect(questions).toEqual([]);
+  });
+
+  it("without a terminal, denies a destructive command and says how to change that", async () => {
+    const { check } = setup("ask");
+    const result = await check("rm -rf src");
+    expect(result).toEqual({
+      allowed: false,
+      reason: expect.stringMatching(
+        /^Permission needed: "rm -rf src" is not known to be read-only, and there is no terminal.*--permission-mode auto/,
+      ),
+    });
+  });
+
+  it("never asks about a command on the deny list", async () => {
+    const { ask, questions } = answering();
+    const { check } = setup("ask", { ask });
+    expect(await check("rm -rf ~")).toEqual({
+      allowed: false,
+      reason: 'Permission denied: "rm -rf ~" deletes recursively outside the workspace.',
+    });
+    expect(questions).toEqual([]);
+  });
+
+  it("shows the command and the reason, and runs it on yes", async () => {
+    const { ask, questions } = answering("yes");
+    const { check } = setup("ask", { ask });
+    expect(await check("npm install")).toEqual({ allowed: true });
+    expect(questions).toEqual([
+      {
+        tool: "bash",
+        subject: "npm install",
+        reason: '"npm install" is not known to be read-only',
+        rules: ["npm install"],
+      },
+    ]);
+  });
+
+  it("turns no into a result saying the user declined, with their reason", async () => {
+    const { ask } = answering("no", { no: "use pnpm instead" });
+    const { check } = setup("ask", { ask });
+    expect(await check("npm install")).toEqual({
+      allowed: false,
+      reason: "The user declined to run this.",
+    });
+    expect(await check("npm install")).toEqual({
+      allowed: false,
+      reason: 'The user declined to run this. They said: "use pnpm instead"',
+    });
+  });
+
+  it("remembers always in the project settings and stops asking", async () => {
+    const { ask, questions } = answering("always");
+    const { check, workspace } = setup("ask", { ask });
+    mkdirSync(join(workspace, ".agentloop"));
+    writeFileSync(join(workspace, ".agentloop", "settings.json"), '{"theme": "dark"}');
+    expect(await check("npm run build")).toEqual({ allowed: true });
+    expect(await check("npm run build -- --watch")).toEqual({ allowed: true });
+    expect(questions).toHaveLength(1);
+    const saved = JSON.parse(readFileSync(join(workspace, ".agentloop", "settings.json"), "utf8"));
+    expect(saved).toEqual({ theme: "dark", permissions: { allow: ["npm run"] } });
+    expect((await loadPermissionRules({ workspace, env: {}, home })).allow).toEqual(["npm run"]);
+  });
+
+  it("asks before a tool that may write, and not before one that declares it reads", async () => {
+    const { ask, questions } = answering("yes");
+    const check = createPermissionCheck({
+      mode: "ask",
+      workspace: newWorkspace(),
+      rules: noRules(),
+      ask,
+    });
+    expect(await check(toolCall("read_file"), readFileTool)).toEqual({ allowed: true });
+    expect(await check(toolCall("write_file"), writeFileTool)).toEqual({ allowed: true });
+    expect(questions.map((q) => [q.subject, q.reason, q.rules])).toEqual([
+      ["write_file", "write_file may change files", ["tool:write_file"]],
+    ]);
+  });
+});
+
+describe("auto mode", () => {
+  it("never asks, and leaves a command that may write to the sandbox", async () => {
+    const { check } = setup("auto");
+    expect(await check("npm install && echo done > log.txt")).toEqual({ allowed: true });
+  });
+
+  it("refuses what would need a person, with a sentence the model can act on", async () => {
+    const { check } = setup("auto");
+    expect(await check("git reset --hard HEAD~3")).toEqual({
+      allowed: false,
+      reason:
+        'Permission denied: "git reset --hard HEAD~3" discards uncommitted changes, and auto mode does not ask for approval. Do it another way, or ask the user to run it or to start agentloop with --permission-mode ask.',
+    });
+  });
+
+  it("still denies the built-in deny list", async () => {
+    const { check } = setup("auto");
+    expect(await check("echo ok && sudo rm -rf /var/lib")).toMatchObject({ allowed: false });
+  });
+
+  it("runs a write outside the workspace in the sandbox, where it fails", async () => {
+    const { check, workspace } = setup("auto");
+    const outside = mkdtempSync("/var/tmp/agentloop-outside-");
+    const command = `echo pwned > ${outside}/file.txt`;
+    expect(await check(command)).toEqual({ allowed: true });
+    const sandbox = createSandbox({
+      workspace,
+      writable: sandboxFor("auto")?.writable ?? false,
+      allowNetwork: false,
+      tmpDir: mkdtempSync(join(tmpdir(), "agentloop-tmp-")),
+    });
+    const run = await runWrapped(sandbox, command, workspace);
+    expect(run.output).toContain("Read-only file system");
+    expect(existsSync(join(outside, "file.txt"))).toBe(false);
+    rmSync(outside, { recursive: true });
+  });
+
+  it("lets tools other than bash run, since it never asks", async () => {
+    const check = createPermissionCheck({
+      mode: "auto",
+      workspace: newWorkspace(),
+      rules: noRules(),
+    });
+    expect(await check(toolCall("write_file"), writeFileTool)).toEqual({ allowed: true });
+  });
+});
+
+describe("read-only and yolo modes", () => {
+  it("read-only refuses tools other than bash that may write, since no sandbox holds them", async () => {
+    const check = createPermissionCheck({
+      mode: "read-only",
+      workspace: newWorkspace(),
+      rules: noRules(),
+    });
+    expect(await check(toolCall("write_file"), writeFileTool)).toEqual({
+      allowed: false,
+      reason: expect.stringContaining("write_file may change files, and read-only mode"),
+    });
+    expect(await check(toolCall("read_file"), readFileTool)).toEqual({ allowed: true });
+  });
+
+  it("read-only lets bash commands run in a sandbox where nothing is writable", async () => {
+    const { check } = setup("read-only");
+    expect(await check("make")).toEqual({ allowed: true });
+    expect(sandboxFor("read-only")).toEqual({ writable: false });
+  });
+
+  it("yolo runs what ask would question, but not the deny list", async () => {
+    const { check } = setup("yolo");
+    expect(await check("git push --force")).toEqual({ allowed: true });
+    expect(await check("rm -rf ~")).toMatchObject({ allowed: false });
+    expect(sandboxFor("yolo")).toBeNull();
+  });
+});
+
+describe("rules from settings files", () => {
+  it("merges the user's rules (under XDG_CONFIG_HOME) with the project's, and deny wins", async () => {
+    const workspace = newWorkspace();
+    const config = mkdtempSync(join(tmpdir(), "agentloop-xdg-"));
+    mkdirSync(join(config, "agentloop"));
+    writeFileSync(
+      join(config, "agentloop", "settings.json"),
+      JSON.stringify({ permissions: { allow: ["git push"] } }),
+    );
+    mkdirSync(join(workspace, ".agentloop"));
+    writeFileSync(
+      join(workspace, ".agentloop", "settings.json"),
+      JSON.stringify({ permissions: { deny: ["git push"] } }),
+    );
+    const rules = await loadPermissionRules({ workspace, env: { XDG_CONFIG_HOME: config }, home });
+    expect(rules).toEqual({ allow: ["git push"], ask: [], deny: ["git push"] });
+    const check = createPermissionCheck({ mode: "yolo", workspace, rules });
+    const bash = createBashTool({ cwd: workspace }) as Tool;
+    expect(await check(bashCall("git -C . push origin main"), bash)).toEqual({
+      allowed: false,
+      reason: 'Permission denied: "git push origin main" matches the deny rule "git push".',
+    });
+  });
+
+  it("reports a broken settings file in one sentence", async () => {
+    const workspace = newWorkspace();
+    mkdirSync(join(workspace, ".agentloop"));
+    writeFileSync(join(workspace, ".agentloop", "settings.json"), "{ not json");
+    const loading = loadPermissionRules({ workspace, env: {}, home });
+    await expect(loading).rejects.toThrow(ConfigError);
+    await expect(loading).rejects.toThrow(
+      /settings\.json is not a JSON object; fix or remove it\.$/,
+    );
+  });
+});
+
+describe("choosing a mode", () => {
+  it("asks in the REPL and runs in the sandbox for one-shot tasks", () => {
+    expect(defaultPermissionMode({ interactive: true })).toBe("ask");
+    expect(defaultPermissionMode({ interactive: false })).toBe("auto");
+  });
+
+  it("names the modes when given an unknown one", () => {
+    expect(() => parsePermissionMode("careful")).toThrow(
+      'Unknown permission mode "careful"; choose one of ask, auto, read-only, yolo.',
+    );
+    expect(parsePermissionMode("read-only")).toBe("read-only");
+  });
+});

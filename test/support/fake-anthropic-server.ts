@@ -1,0 +1,328 @@
+// A local stand-in for the Anthropic Messages API: POST /v1/messages with `stream: true`,
+// answered as real SSE. Each request takes the next scripted turn: a reply, or a fault the
+// real service produces (HTTP errors with retry-after, stalls, resets, SSE error events).
+// Every request is recorded and validated first, and an invalid one gets the same 400 the
+// real API gives, without using up a turn. GET /_fake/requests returns the record as JSON,
+// for tests that run the fake in another process (see fake-anthropic-main.ts).
+
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { PromptCache } from "./fake-anthropic-cache.js";
+import { validateRequest } from "./fake-anthropic-validation.js";
+
+export interface FakeText {
+  type: "text";
+  text: string;
+}
+
+export interface FakeToolUse {
+  type: "tool_use";
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+
+/** A tool call whose input JSON is sent exactly as given, for inputs cut off by max_tokens. */
+export interface FakeCutToolUse {
+  type: "tool_use";
+  id: string;
+  name: string;
+  partialJson: string;
+}
+
+export type FakeBlock = FakeText | FakeToolUse | FakeCutToolUse;
+
+export interface FakeReply {
+  kind: "reply";
+  content: FakeBlock[];
+  /** Defaults to tool_use when the content has a tool call, else end_turn. */
+  stopReason?: string;
+  /** Thinks this long before the content, sending only a ping every 100 ms meanwhile. */
+  pauseMs?: number;
+}
+
+export type FakeTurn =
+  | FakeReply
+  | {
+      kind: "http_error";
+      status: number;
+      errorType: string;
+      message: string;
+      headers?: Record<string, string>;
+    }
+  /** Sends the content up to the middle of its last block, then nothing more. */
+  | { kind: "stall"; content: FakeBlock[] }
+  /** Sends the content up to the middle of its last block, then destroys the socket. */
+  | { kind: "reset"; content: FakeBlock[] }
+  /** Sends the content up to the middle of its last block, then an SSE `error` event. */
+  | { kind: "sse_error"; content: FakeBlock[]; errorType: string; message: string };
+
+export interface RecordedBlock {
+  type: string;
+  cache_control?: unknown;
+  [field: string]: unknown;
+}
+
+export interface RecordedBody {
+  model: string;
+  max_tokens: number;
+  stream?: boolean;
+  system?: string | RecordedBlock[];
+  tools?: { name: string; input_schema: unknown; cache_control?: unknown }[];
+  messages: { role: "user" | "assistant"; content: string | RecordedBlock[] }[];
+}
+
+export interface RecordedRequest {
+  body: RecordedBody;
+  headers: IncomingHttpHeaders;
+  /** performance.now() when the request arrived, for measuring waits between attempts. */
+  receivedAt: number;
+  /** The HTTP status the fake answered with. */
+  status: number;
+}
+
+export interface FakeAnthropic {
+  url: string;
+  requests: RecordedRequest[];
+  /** Replaces the remaining turns. With `cycle`, the script starts over when it runs out. */
+  script(turns: FakeTurn[], options?: { cycle?: boolean }): void;
+  close(): Promise<void>;
+}
+
+export async function startFakeAnthropic(): Promise<FakeAnthropic> {
+  const requests: RecordedRequest[] = [];
+  const cache = new PromptCache();
+  let turns: FakeTurn[] = [];
+  let next = 0;
+  let cycle = false;
+
+  const server = createServer(async (req, res) => {
+    if (req.method === "GET" && req.url === "/_fake/requests") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(requests));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    let body: RecordedBody;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    } catch {
+      return sendError(res, 400, "invalid_request_error", "The request body is not valid JSON.");
+    }
+    const record = { body, headers: req.headers, receivedAt: performance.now(), status: 200 };
+    requests.push(record);
+    const answer = (status: number, type: string, message: string) => {
+      record.status = status;
+      sendError(res, status, type, message);
+    };
+    if (req.method !== "POST" || req.url !== "/v1/messages") {
+      return answer(404, "not_found_error", `Not found: ${req.method} ${req.url}`);
+    }
+    // SDK 1.14 sends the key as a bearer token; older clients and curl use x-api-key.
+    if (!req.headers["x-api-key"] && !req.headers.authorization?.startsWith("Bearer ")) {
+      return answer(401, "authentication_error", "x-api-key header is required");
+    }
+    const invalid = validateRequest(body);
+    if (invalid) return answer(400, "invalid_request_error", invalid);
+    if (body.stream !== true) {
+      return answer(400, "invalid_request_error", "the fake server only answers `stream: true`");
+    }
+    if (cycle && next === turns.length) next = 0;
+    const turn = turns[next];
+    if (!turn) {
+      const message = `the fake server has no scripted turn for request ${requests.length}`;
+      return answer(400, "invalid_request_error", message);
+    }
+    next += 1;
+    if (turn.kind === "http_error") {
+      record.status = turn.status;
+      return sendError(res, turn.status, turn.errorType, turn.message, turn.headers);
+    }
+    const usage = cache.account(body);
+    streamTurn(res, turn, body.model, requests.length, usage);
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    script(newTurns, options = {}) {
+      turns = [...newTurns];
+      next = 0;
+      cycle = options.cycle ?? false;
+    },
+    close() {
+      // Stalled streams stay open until the client gives up; don't wait for them.
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function sendError(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  message: string,
+  headers: Record<string, string> = {},
+) {
+  const requestId = `req_fake_${Math.random().toString(36).slice(2, 10)}`;
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "request-id": requestId,
+    ...headers,
+  });
+  res.end(JSON.stringify({ type: "error", error: { type, message }, request_id: requestId }));
+}
+
+interface SseEvent {
+  event: string;
+  data: Record<string, unknown>;
+}
+
+type StreamedTurn = Exclude<FakeTurn, { kind: "http_error" }>;
+
+function streamTurn(
+  res: ServerResponse,
+  turn: StreamedTurn,
+  model: string,
+  number: number,
+  usage: ReturnType<PromptCache["account"]>,
+) {
+  res.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+    "request-id": `req_fake_${number}`,
+  });
+  const { events, middleOfLastBlock } = replyEvents(turn, model, number, usage);
+  const send = (event: SseEvent, done?: () => void) =>
+    res.write(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`, done);
+  switch (turn.kind) {
+    case "reply": {
+      const [start, ...rest] = events;
+      if (start) send(start);
+      const pinging = setInterval(() => send({ event: "ping", data: { type: "ping" } }), 100);
+      const finish = setTimeout(() => {
+        clearInterval(pinging);
+        for (const event of rest) send(event);
+        res.end();
+      }, turn.pauseMs ?? 0);
+      res.on("close", () => {
+        clearInterval(pinging);
+        clearTimeout(finish);
+      });
+      return;
+    }
+    case "stall":
+      for (const event of events.slice(0, middleOfLastBlock)) send(event);
+      return;
+    case "reset": {
+      const sent = events.slice(0, middleOfLastBlock);
+      sent.forEach((event, index) => {
+        send(event, index === sent.length - 1 ? () => res.socket?.destroy() : undefined);
+      });
+      return;
+    }
+    case "sse_error":
+      for (const event of events.slice(0, middleOfLastBlock)) send(event);
+      send({
+        event: "error",
+        data: { type: "error", error: { type: turn.errorType, message: turn.message } },
+      });
+      res.end();
+      return;
+  }
+}
+
+/** The whole SSE conversation for a reply, and where the middle of its last block is. */
+function replyEvents(
+  turn: StreamedTurn,
+  model: string,
+  number: number,
+  usage: ReturnType<PromptCache["account"]>,
+) {
+  const events: SseEvent[] = [];
+  const push = (event: string, data: Record<string, unknown>) => events.push({ event, data });
+  push("message_start", {
+    type: "message_start",
+    message: {
+      id: `msg_fake_${number}`,
+      type: "message",
+      role: "assistant",
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { ...usage, output_tokens: 1 },
+    },
+  });
+  push("ping", { type: "ping" });
+  let middleOfLastBlock = events.length;
+  let outputChars = 0;
+  for (const [index, block] of turn.content.entries()) {
+    const start =
+      block.type === "text"
+        ? { type: "text", text: "" }
+        : { type: "tool_use", id: block.id, name: block.name, input: {} };
+    push("content_block_start", { type: "content_block_start", index, content_block: start });
+    const whole =
+      block.type === "text"
+        ? block.text
+        : "partialJson" in block
+          ? block.partialJson
+          : JSON.stringify(block.input);
+    outputChars += whole.length;
+    const pieces = split(whole, 4);
+    middleOfLastBlock = events.length + Math.max(1, Math.ceil(pieces.length / 2));
+    for (const piece of pieces) {
+      const delta =
+        block.type === "text"
+          ? { type: "text_delta", text: piece }
+          : { type: "input_json_delta", partial_json: piece };
+      push("content_block_delta", { type: "content_block_delta", index, delta });
+    }
+    push("content_block_stop", { type: "content_block_stop", index });
+  }
+  const hasToolUse = turn.content.some((block) => block.type === "tool_use");
+  const stopReason =
+    (turn.kind === "reply" ? turn.stopReason : undefined) ?? (hasToolUse ? "tool_use" : "end_turn");
+  push("message_delta", {
+    type: "message_delta",
+    delta: { stop_reason: stopReason, stop_sequence: null },
+    usage: { output_tokens: Math.max(1, Math.ceil(outputChars / 4)) },
+  });
+  push("message_stop", { type: "message_stop" });
+  return { events, middleOfLastBlock };
+}
+
+/** Splits text into at most `parts` pieces, so deltas arrive in several chunks. */
+function split(text: string, parts: number): string[] {
+  if (text === "") return [];
+  const size = Math.ceil(text.length / parts);
+  const pieces: string[] = [];
+  for (let at = 0; at < text.length; at += size) pieces.push(text.slice(at, at + size));
+  return pieces;
+}
+
+export const text = (value: string): FakeText => ({ type: "text", text: value });
+
+export const toolUse = (id: string, name: string, input: Record<string, unknown>): FakeToolUse => ({
+  type: "tool_use",
+  id,
+  name,
+  input,
+});
+
+export const reply = (...content: FakeBlock[]): FakeReply => ({ kind: "reply", content });
+
+export const httpError = (
+  status: number,
+  errorType: string,
+  message: string,
+  headers?: Record<string, string>,
+): FakeTurn => ({ kind: "http_error", status, errorType, message, headers });
+
+export const overloaded = (headers?: Record<string, string>) =>
+  httpError(529, "overloaded_error", "Overloaded", headers);

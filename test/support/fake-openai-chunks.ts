@@ -1,0 +1,123 @@
+// A scripted reply written as the chunks of a streamed Chat Completion: a role chunk, the text
+// in small pieces, each tool call as a head (id, name) and its arguments in fragments, the
+// finish reason, and usage. Quirks reproduce how other compatible servers split tool calls.
+
+export type FakeBlock =
+  | { type: "text"; text: string }
+  | { type: "tool_use"; id: string; name: string; input: unknown }
+  /** A tool call whose arguments are sent exactly as given: "", cut off, or invalid JSON. */
+  | { type: "tool_use"; id: string; name: string; partialJson: string };
+
+export type ToolCallQuirk =
+  /** No call carries an id. */
+  | "no_ids"
+  /** Chunks after a call's first carry an empty name (and no id). */
+  | "empty_name_later"
+  /** Every chunk repeats the call's id and name. */
+  | "repeat_id_and_name"
+  /** Every call is sent whole, in one chunk. */
+  | "whole_calls"
+  /** Every parallel call is sent at index 0, told apart only by its id. */
+  | "all_at_index_zero";
+
+export interface FakeReply {
+  content: FakeBlock[];
+  /** In Anthropic's words, as for the fake Anthropic server; mapped to a finish_reason. */
+  stopReason?: "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "refusal";
+  /** A finish_reason sent as it is (null: none at all), for quirks beyond the mapping. */
+  finish?: string | null;
+  quirks?: ToolCallQuirk[];
+  usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number };
+  /** A pause before each chunk, for a model that generates slowly. */
+  chunkDelayMs?: number;
+}
+
+const FINISH_REASONS = {
+  end_turn: "stop",
+  stop_sequence: "stop",
+  tool_use: "tool_calls",
+  max_tokens: "length",
+  refusal: "content_filter",
+};
+
+/** Characters of text or arguments per chunk, small so every reply arrives in pieces. */
+const PIECE = 5;
+
+/** The chunks, and how many of them reach the middle of the last block (for cut-off faults). */
+export function replyChunks(
+  reply: FakeReply,
+  includeUsage: boolean,
+): { chunks: object[]; middleOfLastBlock: number } {
+  const quirks = new Set(reply.quirks ?? []);
+  const deltas: object[] = [{ role: "assistant", content: "" }];
+  let middleOfLastBlock = deltas.length;
+  const cutInMiddle = (pieces: number) => {
+    middleOfLastBlock = deltas.length + Math.max(1, Math.ceil(pieces / 2));
+  };
+  const texts = reply.content.filter((block) => block.type === "text");
+  for (const block of texts) {
+    const pieces = split(block.text);
+    cutInMiddle(pieces.length);
+    for (const piece of pieces) deltas.push({ content: piece });
+  }
+  const calls = reply.content.filter((block) => block.type === "tool_use");
+  for (const [position, call] of calls.entries()) {
+    const index = quirks.has("all_at_index_zero") ? 0 : position;
+    const head = { index, ...(quirks.has("no_ids") ? {} : { id: call.id }), type: "function" };
+    const args = "partialJson" in call ? call.partialJson : JSON.stringify(call.input);
+    if (quirks.has("whole_calls")) {
+      cutInMiddle(0);
+      deltas.push({ tool_calls: [{ ...head, function: { name: call.name, arguments: args } }] });
+      continue;
+    }
+    const pieces = split(args);
+    deltas.push({ tool_calls: [{ ...head, function: { name: call.name, arguments: "" } }] });
+    cutInMiddle(pieces.length);
+    for (const piece of pieces) {
+      const later = quirks.has("repeat_id_and_name")
+        ? { ...head, function: { name: call.name, arguments: piece } }
+        : quirks.has("empty_name_later")
+          ? { index, type: "function", function: { name: "", arguments: piece } }
+          : { index, function: { arguments: piece } };
+      deltas.push({ tool_calls: [later] });
+    }
+  }
+
+  const chunks = deltas.map((delta) => chunk([{ index: 0, delta, finish_reason: null }]));
+  const finish = finishReason(reply, calls.length > 0);
+  if (finish !== null) chunks.push(chunk([{ index: 0, delta: {}, finish_reason: finish }]));
+  if (includeUsage) chunks.push({ ...chunk([]), usage: usageOf(reply) });
+  return { chunks, middleOfLastBlock };
+}
+
+function finishReason(reply: FakeReply, hasCalls: boolean): string | null {
+  if (reply.finish !== undefined) return reply.finish;
+  if (reply.stopReason) return FINISH_REASONS[reply.stopReason];
+  return hasCalls ? "tool_calls" : "stop";
+}
+
+function usageOf(reply: FakeReply) {
+  const usage = reply.usage ?? { prompt_tokens: 20, completion_tokens: 10 };
+  return {
+    prompt_tokens: usage.prompt_tokens,
+    completion_tokens: usage.completion_tokens,
+    total_tokens: usage.prompt_tokens + usage.completion_tokens,
+    prompt_tokens_details: { cached_tokens: usage.cached_tokens ?? 0 },
+  };
+}
+
+function chunk(choices: object[]): object {
+  return {
+    id: "chatcmpl-fake",
+    object: "chat.completion.chunk",
+    created: 1_700_000_000,
+    model: "fake-model",
+    choices,
+  };
+}
+
+function split(text: string): string[] {
+  const pieces: string[] = [];
+  for (let at = 0; at < text.length; at += PIECE) pieces.push(text.slice(at, at + PIECE));
+  return pieces;
+}
