@@ -1,6 +1,6 @@
 // The transcript viewer on a 10,000-message session, in headless Chromium: how long the
 // export takes to write, the page to load, one step to render and a slider jump to render.
-// Run alone with `npx tsx bench/viewer.ts`, or through bench/run.ts via benchViewer().
+// Run alone with `npx tsx bench/viewer.ts`, or through bench/run.ts via viewerFigures().
 
 import { mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,20 +9,13 @@ import { pathToFileURL } from "node:url";
 import { runViewCommand } from "../src/viewer/view-command.js";
 import { launchChromium } from "../test/support/chromium.js";
 import { syntheticSession } from "../test/support/synthetic-session.js";
+import { type Figure, printFigures } from "./report.js";
 
 const MESSAGES = 10_000;
 const STEPS = 200;
 const JUMPS = 30;
 
-export interface BenchFigure {
-  name: string;
-  value: number;
-  unit: string;
-  /** The figure must stay below this. */
-  target: number;
-}
-
-export async function benchViewer(): Promise<BenchFigure[]> {
+export async function viewerFigures(): Promise<Figure[]> {
   const dir = mkdtempSync(join(tmpdir(), "agentloop-bench-viewer-"));
   writeFileSync(join(dir, "long.jsonl"), syntheticSession(MESSAGES));
   const exportPath = join(dir, "long.html");
@@ -92,10 +85,9 @@ function percentile(values: number[], fraction: number): number {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const figures = await benchViewer();
-  for (const { name, value, unit, target } of figures) {
-    const verdict = value < target ? "ok  " : "SLOW";
-    console.log(`${verdict} ${name}: ${value.toFixed(1)} ${unit} (target < ${target} ${unit})`);
-  }
-  if (figures.some((figure) => !(figure.value < figure.target))) process.exitCode = 1;
+  const met = printFigures(
+    "Transcript viewer, 10,000 messages, headless Chromium",
+    await viewerFigures(),
+  );
+  if (!met) process.exitCode = 1;
 }

@@ -7,6 +7,7 @@ import { isKnownBlock } from "../known-block.js";
 import type { ConversationItem } from "../timeline.js";
 import { element, lazyDetails } from "./dom.js";
 import { formatCount } from "./format.js";
+import { resultEnding } from "./result-ending.js";
 
 const FOLD_LINES = 14;
 const FOLD_CHARS = 1_500;
@@ -75,8 +76,7 @@ function renderToolCall(call: ToolUseBlock): HTMLElement {
 
 function renderToolResult(result: ToolResultBlock): HTMLElement {
   const content = contentText(result.content);
-  const exit = /\[exit code (-?\d+|null)\]\s*$/.exec(content)?.[1];
-  const status = [result.is_error ? "error" : "ok", exit === undefined ? "" : `exit ${exit}`]
+  const status = [result.is_error ? "error" : "ok", resultEnding(content)]
     .filter(Boolean)
     .join(" · ");
   const card = element("div", { className: `card tool-result${result.is_error ? " error" : ""}` }, [
