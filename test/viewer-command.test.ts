@@ -107,6 +107,23 @@ describe("agentloop view --export", () => {
     );
   });
 
+  it("reports a session file it cannot read as one sentence", async () => {
+    const dir = sessionsDir();
+    mkdirSync(join(dir, "folder.jsonl"));
+    const run = runViewCommand({
+      cwd: dir,
+      sessionsDir: dir,
+      sessionId: "folder.jsonl",
+      exportPath: "out.html",
+      stdout: () => {},
+    });
+    await expect(run).rejects.toThrow(
+      new ConfigError(
+        `Could not read the session file ${join(dir, "folder.jsonl")}: EISDIR: illegal operation on a directory, read.`,
+      ),
+    );
+  });
+
   it("reports a file it cannot write as one sentence", async () => {
     const dir = sessionsDir();
     const run = runViewCommand({

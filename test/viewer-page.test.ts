@@ -319,6 +319,8 @@ describe("the transcript viewer page", () => {
     );
     expect(await position(page)).toBe("No requests");
     expect(await page.isDisabled("#play")).toBe(true);
+    await page.keyboard.press(" ");
+    expect(await page.locator("#play").textContent()).toBe("▶ Play");
   });
 
   it("shows content it does not recognise as raw JSON instead of breaking the replay", async () => {

@@ -1,6 +1,7 @@
 // Reads a session file and renders its viewer page.
 
-import { readSession } from "../session.js";
+import { ConfigError } from "../errors.js";
+import { readSession, type SessionContents } from "../session.js";
 import { renderViewerPage } from "./page-html.js";
 import { viewerPageScript } from "./page-script.js";
 import { buildTimeline, type Timeline } from "./timeline.js";
@@ -11,6 +12,13 @@ export interface RenderedSession {
 }
 
 export async function renderSessionPage(sessionPath: string): Promise<RenderedSession> {
-  const timeline = buildTimeline(readSession(sessionPath));
+  let contents: SessionContents;
+  try {
+    contents = readSession(sessionPath);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ConfigError(`Could not read the session file ${sessionPath}: ${reason}.`);
+  }
+  const timeline = buildTimeline(contents);
   return { html: renderViewerPage(timeline, await viewerPageScript()), timeline };
 }

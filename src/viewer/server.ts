@@ -15,8 +15,7 @@ export async function startViewerServer(sessionPath: string, port = 0): Promise<
   let origin = "";
   const server = createServer((request, response) => {
     handle(request, response, sessionPath, origin).catch((error: unknown) => {
-      const reason = error instanceof Error ? error.message : String(error);
-      send(response, 500, "text/plain", `The session could not be read: ${reason}\n`);
+      send(response, 500, "text/plain", `${error instanceof Error ? error.message : error}\n`);
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -39,8 +39,8 @@ export async function runViewCommand(args: ViewCommandArgs): Promise<void> {
     return;
   }
 
-  const server = await startViewerServer(sessionPath, args.port);
   const { timeline } = await renderSessionPage(sessionPath);
+  const server = await startViewerServer(sessionPath, args.port);
   args.stdout(`Viewing ${sessionPath} (${describe(timeline)}) at ${server.url}`);
   reportProblems(timeline, args.stdout);
   args.stdout("Press Ctrl-C to stop.");

@@ -17,6 +17,18 @@ export function setUpControls(count: number, goTo: (index: number) => void): Con
   const slider = byId<HTMLInputElement>("slider");
   const position = byId("position");
   let current = 0;
+  const update = (index: number) => {
+    current = index;
+    slider.value = String(index + 1);
+    position.textContent = `Request ${index + 1} of ${count}`;
+    back.disabled = index === 0;
+    step.disabled = index === count - 1;
+  };
+  if (count === 0) {
+    for (const control of [back, step, play, slider]) control.disabled = true;
+    position.textContent = "No requests";
+    return { update };
+  }
   let timer: ReturnType<typeof setInterval> | null = null;
   let pendingSlide: number | null = null;
 
@@ -70,17 +82,6 @@ export function setUpControls(count: number, goTo: (index: number) => void): Con
   // A focused button would also "click" on the space key's release.
   document.addEventListener("keyup", (event) => event.key === " " && event.preventDefault());
 
-  slider.max = String(Math.max(count, 1));
-  const enabled = count > 0;
-  for (const control of [back, step, play, slider]) control.disabled = !enabled;
-  if (!enabled) position.textContent = "No requests";
-  return {
-    update(index) {
-      current = index;
-      slider.value = String(index + 1);
-      position.textContent = `Request ${index + 1} of ${count}`;
-      back.disabled = index === 0;
-      step.disabled = index === count - 1;
-    },
-  };
+  slider.max = String(count);
+  return { update };
 }

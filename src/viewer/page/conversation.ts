@@ -2,7 +2,7 @@
 // tool call shows its command, each result its exit code; failures are red. Tool calls and
 // results carry their id so hovering one lights up the other.
 
-import type { Message, ToolResultBlock, ToolUseBlock, UserBlock } from "../../messages.js";
+import type { Message, ToolResultBlock, ToolUseBlock } from "../../messages.js";
 import { isKnownBlock } from "../known-block.js";
 import type { ConversationItem } from "../timeline.js";
 import { element, lazyDetails } from "./dom.js";
@@ -92,8 +92,8 @@ function renderToolResult(result: ToolResultBlock): HTMLElement {
 }
 
 // Sessions written by other tools may carry content blocks where agentloop writes a string.
-function contentText(content: ToolResultBlock["content"] | UserBlock[]): string {
-  return typeof content === "string" ? content : JSON.stringify(content, null, 2);
+function contentText(content: unknown): string {
+  return typeof content === "string" ? content : (JSON.stringify(content, null, 2) ?? "");
 }
 
 /** Long text shows its first lines; the rest is built only when unfolded. */
