@@ -44,7 +44,12 @@ const noop = createToolbox([
 async function msPerTurn(turns: number): Promise<number> {
   const state = createLoopState([{ role: "user", content: "go" }]);
   const started = performance.now();
-  const loop = agentLoop(state, { provider: instantModel(turns), toolbox: noop, system: "", maxTurns: turns + 1 });
+  const loop = agentLoop(state, {
+    provider: instantModel(turns),
+    toolbox: noop,
+    system: "",
+    maxTurns: turns + 1,
+  });
   for await (const _event of loop);
   return (performance.now() - started) / turns;
 }
@@ -53,7 +58,12 @@ export async function loopOverheadFigures(): Promise<Figure[]> {
   await msPerTurn(200); // warm up the JIT
   const figures: Figure[] = [];
   for (const turns of [10, 100, 1000]) {
-    figures.push({ name: `loop overhead per turn, ${turns} turns`, value: await msPerTurn(turns), unit: "ms", target: 1 });
+    figures.push({
+      name: `loop overhead per turn, ${turns} turns`,
+      value: await msPerTurn(turns),
+      unit: "ms",
+      target: 1,
+    });
   }
   return figures;
 }

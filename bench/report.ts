@@ -16,7 +16,9 @@ export function printFigures(title: string, figures: Figure[]): boolean {
     allPass &&= pass;
     const value = `${round(figure.value)} ${figure.unit}`.padStart(14);
     const target = `${round(figure.target)} ${figure.unit}`;
-    console.log(`  ${pass ? "ok  " : "MISS"} ${figure.name.padEnd(58)} ${value}   (target <= ${target})`);
+    console.log(
+      `  ${pass ? "ok  " : "MISS"} ${figure.name.padEnd(58)} ${value}   (target <= ${target})`,
+    );
   }
   return allPass;
 }

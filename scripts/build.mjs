@@ -2,6 +2,7 @@
 // resolving hundreds of module files, and emits type declarations for library users.
 import { execFileSync } from "node:child_process";
 import { build } from "esbuild";
+import { bundleViewerPage } from "./viewer-page.mjs";
 
 const shared = {
   bundle: true,
@@ -21,6 +22,8 @@ await build({
   entryPoints: { cli: "src/cli.ts" },
   outdir: "dist",
   banner: { js: `#!/usr/bin/env node\n${shared.banner.js}` },
+  // The viewer page's script travels inside the CLI as a string (src/viewer/page-script.ts).
+  define: { AGENTLOOP_VIEWER_SCRIPT: JSON.stringify(await bundleViewerPage()) },
 });
 await build({ ...shared, entryPoints: { index: "src/index.ts" }, outdir: "dist" });
 

@@ -1,0 +1,116 @@
+// The left panel: the conversation as a person reads it. Prompts and answers are bubbles, each
+// tool call shows its command, each result its exit code; failures are red. Tool calls and
+// results carry their id so hovering one lights up the other.
+
+import type { Message, ToolResultBlock, ToolUseBlock } from "../../messages.js";
+import { isKnownBlock } from "../known-block.js";
+import type { ConversationItem } from "../timeline.js";
+import { element, lazyDetails } from "./dom.js";
+import { formatCount } from "./format.js";
+import { resultEnding } from "./result-ending.js";
+
+const FOLD_LINES = 14;
+const FOLD_CHARS = 1_500;
+const PREVIEW_LINES = 6;
+
+export function renderConversationItem(item: ConversationItem, messages: Message[]): HTMLElement {
+  switch (item.kind) {
+    case "message": {
+      const message = messages[item.index];
+      if (!message) throw new Error(`the timeline names message ${item.index}, which is missing`);
+      return renderMessage(message);
+    }
+    case "stop": {
+      const failed = item.reason !== "end_turn";
+      return element("div", { className: `item marker${failed ? " failed" : ""}` }, [
+        `Loop stopped (${item.reason}): ${item.detail}`,
+      ]);
+    }
+    case "repair":
+      return element("div", { className: "item marker" }, [
+        `Transcript repaired: ${item.description}`,
+      ]);
+  }
+}
+
+function renderMessage(message: Message): HTMLElement {
+  const blocks = typeof message.content === "string" ? [message.content] : message.content;
+  const onlyResults = blocks.every((block) => isKnownBlock(block) && block.type === "tool_result");
+  const role = message.role === "user" && onlyResults ? "tool results" : message.role;
+  return element("div", { className: `item message ${message.role}` }, [
+    element("div", { className: "role" }, [role]),
+    ...blocks.map(renderBlock),
+  ]);
+}
+
+function renderBlock(block: unknown): HTMLElement {
+  if (typeof block === "string") return element("div", { className: "bubble" }, [block]);
+  if (!isKnownBlock(block)) {
+    return element("pre", { className: "bubble unknown" }, [
+      `(unrecognised content) ${JSON.stringify(block)}`,
+    ]);
+  }
+  switch (block.type) {
+    case "text":
+      return element("div", { className: "bubble" }, [block.text]);
+    case "tool_use":
+      return renderToolCall(block);
+    case "tool_result":
+      return renderToolResult(block);
+  }
+}
+
+function renderToolCall(call: ToolUseBlock): HTMLElement {
+  const input = call.input as { command?: unknown } | null;
+  const shown =
+    typeof input?.command === "string"
+      ? input.command
+      : (JSON.stringify(call.input, null, 2) ?? "");
+  const card = element("div", { className: "card tool-call" }, [
+    element("div", { className: "label" }, [call.name, element("code", {}, [call.id])]),
+    element("div", { className: "body" }, [folded(shown)]),
+  ]);
+  card.dataset.toolId = call.id;
+  return card;
+}
+
+function renderToolResult(result: ToolResultBlock): HTMLElement {
+  const content = contentText(result.content);
+  const status = [result.is_error ? "error" : "ok", resultEnding(content)]
+    .filter(Boolean)
+    .join(" · ");
+  const card = element("div", { className: `card tool-result${result.is_error ? " error" : ""}` }, [
+    element("div", { className: "label" }, [
+      "result",
+      element("code", {}, [result.tool_use_id]),
+      element("span", { className: "status" }, [status]),
+    ]),
+    element("div", { className: "body" }, [folded(content)]),
+  ]);
+  card.dataset.toolId = result.tool_use_id;
+  return card;
+}
+
+// Sessions written by other tools may carry content blocks where agentloop writes a string.
+function contentText(content: unknown): string {
+  return typeof content === "string" ? content : (JSON.stringify(content, null, 2) ?? "");
+}
+
+/** Long text shows its first lines; the rest is built only when unfolded. */
+function folded(text: string): HTMLElement {
+  const lines = text.split("\n");
+  if (lines.length <= FOLD_LINES && text.length <= FOLD_CHARS) return element("pre", {}, [text]);
+  const preview = lines
+    .slice(0, PREVIEW_LINES)
+    .join("\n")
+    .slice(0, FOLD_CHARS / 2);
+  const summary = element("summary", {}, [
+    `Show all ${formatCount(lines.length)} lines (${formatCount(text.length)} characters)`,
+  ]);
+  const details = lazyDetails(summary, () => element("pre", {}, [text]));
+  details.className = "fold";
+  return element("div", { className: "folded" }, [
+    element("pre", { className: "preview" }, [`${preview}\n…`]),
+    details,
+  ]);
+}

@@ -1,0 +1,47 @@
+// The facts of one step: which turn it was, why the model stopped, why the loop went on (or
+// that it stopped), what the request cost in tokens and how long the model took.
+
+import type { Step } from "../timeline.js";
+import { element } from "./dom.js";
+import { formatCount } from "./format.js";
+
+export function renderStepInfo(container: HTMLElement, step: Step): void {
+  const facts: HTMLElement[] = [];
+  const reply = step.reply;
+  if (reply) {
+    facts.push(fact("turn", String(reply.turn ?? "?")));
+    facts.push(fact("stop_reason", reply.stopReason ?? "not recorded"));
+    if (reply.usage) {
+      const { input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens } =
+        reply.usage;
+      facts.push(
+        fact("tokens", `${formatCount(input_tokens)} in · ${formatCount(output_tokens)} out`),
+      );
+      if (cache_read_input_tokens + cache_creation_input_tokens > 0) {
+        const cache = `${formatCount(cache_read_input_tokens)} read · ${formatCount(cache_creation_input_tokens)} written`;
+        facts.push(fact("cache", cache));
+      }
+    }
+    if (reply.durationMs !== null) facts.push(fact("duration", duration(reply.durationMs)));
+  } else {
+    facts.push(fact("reply", "none recorded: the session ends while this request was pending"));
+  }
+  if (step.transitionReason) facts.push(fact("transition", step.transitionReason));
+  if (step.stop) {
+    const stopped = fact("loop stopped", `${step.stop.reason}: ${step.stop.detail}`);
+    stopped.classList.add("stopped");
+    if (step.stop.reason !== "end_turn") stopped.classList.add("failed");
+    facts.push(stopped);
+  }
+  container.replaceChildren(...facts);
+}
+
+function fact(name: string, value: string): HTMLElement {
+  const node = element("span", { className: "fact" }, [element("b", {}, [name]), value]);
+  node.dataset.fact = name;
+  return node;
+}
+
+function duration(ms: number): string {
+  return ms < 1_000 ? `${Math.round(ms)} ms` : `${(ms / 1_000).toFixed(1)} s`;
+}

@@ -1,0 +1,111 @@
+// The page's stylesheet, inlined into the HTML so the page needs nothing from the network.
+
+export const viewerStyle = `
+:root {
+  color-scheme: light dark;
+  --bg: #f6f7f9; --panel: #ffffff; --text: #1d232b; --muted: #657080; --border: #d9dee5;
+  --user: #e6f0ff; --assistant: #ffffff; --tool: #f3f0ff; --ok: #edf8ef; --ok-edge: #3f9b52;
+  --error: #fdeced; --error-edge: #d1343f; --new: #fff6d6; --link: #ff9f1c; --accent: #3367d6;
+  --key: #8a3ab9; --string: #1d7a3c; --number: #b35c00; --literal: #3367d6;
+  --mono: ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, Consolas, monospace;
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --bg: #15181d; --panel: #1c2027; --text: #dde3ea; --muted: #8b95a3; --border: #323944;
+    --user: #1d2c44; --assistant: #1c2027; --tool: #272238; --ok: #17291c; --error: #3a1c20;
+    --new: #3a3320; --key: #c98be8; --string: #7fd195; --number: #f0a35e; --literal: #7ea6ff;
+  }
+}
+* { box-sizing: border-box; }
+html, body { height: 100%; margin: 0; }
+body {
+  display: flex; flex-direction: column; background: var(--bg); color: var(--text);
+  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+}
+code, pre, .json { font-family: var(--mono); font-size: 12.5px; }
+pre { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+header.session { padding: 10px 16px 6px; }
+header.session h1 { font-size: 16px; margin: 0; }
+header.session p { margin: 2px 0 0; color: var(--muted); font-size: 12.5px; }
+.notice {
+  margin: 6px 16px; padding: 8px 12px; border: 1px solid var(--error-edge); border-radius: 6px;
+  background: var(--error);
+}
+.notice ul { margin: 4px 0 0; padding-left: 20px; }
+nav.controls { display: flex; gap: 8px; align-items: center; padding: 6px 16px; }
+nav.controls button {
+  font: inherit; padding: 4px 12px; border: 1px solid var(--border); border-radius: 6px;
+  background: var(--panel); color: var(--text); cursor: pointer; min-width: 72px;
+}
+nav.controls button:disabled { opacity: 0.5; cursor: default; }
+nav.controls input[type="range"] { flex: 1; accent-color: var(--accent); }
+#position { color: var(--muted); min-width: 150px; text-align: right; }
+#step-info { display: flex; flex-wrap: wrap; gap: 6px; padding: 2px 16px 8px; min-height: 30px; }
+.fact {
+  border: 1px solid var(--border); border-radius: 12px; padding: 1px 9px; background: var(--panel);
+  font-size: 12.5px;
+}
+.fact b { font-weight: 600; color: var(--muted); margin-right: 4px; }
+.fact.stopped { border-color: var(--accent); }
+.fact.stopped.failed { border-color: var(--error-edge); background: var(--error); }
+main { flex: 1; min-height: 0; display: grid; grid-template-columns: 1fr 1fr; gap: 12px; padding: 0 16px 12px; }
+.panel {
+  display: flex; flex-direction: column; min-height: 0; background: var(--panel);
+  border: 1px solid var(--border); border-radius: 8px;
+}
+.panel h2 { font-size: 13px; margin: 0; padding: 8px 12px; border-bottom: 1px solid var(--border); }
+.scroll { flex: 1; overflow: auto; padding: 10px 12px; overflow-anchor: auto; }
+/* The panels' sizes come from the page, never from their content: a step relays out one panel. */
+.scroll { contain: strict; }
+.earlier {
+  display: block; width: 100%; margin-bottom: 8px; font: inherit; font-size: 12.5px; padding: 4px;
+  border: 1px dashed var(--border); border-radius: 6px; background: none; color: var(--muted); cursor: pointer;
+}
+.earlier[hidden] { display: none; }
+.empty { color: var(--muted); font-style: italic; }
+
+.item { margin-bottom: 10px; border-radius: 8px; }
+.item.new { background: var(--new); }
+.role { font-size: 11.5px; font-weight: 600; color: var(--muted); text-transform: uppercase; letter-spacing: 0.04em; margin-bottom: 3px; }
+.bubble { padding: 7px 10px; border-radius: 8px; border: 1px solid var(--border); white-space: pre-wrap; overflow-wrap: anywhere; }
+.message.user .bubble { background: var(--user); }
+.message.assistant .bubble { background: var(--assistant); }
+.message > * + * { margin-top: 6px; }
+.card { border: 1px solid var(--border); border-radius: 8px; overflow: hidden; }
+.card .label { display: flex; gap: 8px; align-items: baseline; padding: 4px 10px; font-size: 12.5px; font-weight: 600; }
+.card .label code { font-weight: 400; color: var(--muted); font-size: 11.5px; }
+.card .label .status { margin-left: auto; }
+.card .body { padding: 6px 10px; border-top: 1px solid var(--border); }
+.tool-call { background: var(--tool); }
+.tool-result { background: var(--ok); border-left: 4px solid var(--ok-edge); }
+.tool-result.error { background: var(--error); border-left-color: var(--error-edge); }
+.tool-result.error .status { color: var(--error-edge); }
+.marker { padding: 6px 10px; border-radius: 8px; border: 1px dashed var(--border); color: var(--muted); font-size: 12.5px; }
+.marker.failed { border-color: var(--error-edge); color: var(--error-edge); background: var(--error); }
+details.fold > summary { cursor: pointer; color: var(--accent); font-size: 12.5px; margin-top: 4px; }
+.folded:has(> details[open]) > .preview { display: none; }
+[data-tool-id] { cursor: pointer; }
+[data-tool-id].linked { outline: 3px solid var(--link); outline-offset: 1px; }
+/* A message holding the linked call or result: marked on its summary line, even when folded. */
+.json-message.linked > summary { background: color-mix(in srgb, var(--link) 30%, transparent); }
+
+.json { line-height: 1.5; }
+.json details > summary { cursor: pointer; list-style: none; }
+.json details > summary::-webkit-details-marker { display: none; }
+.json details > summary::before { content: "▾"; display: inline-block; width: 1em; color: var(--muted); }
+.json details:not([open]) > summary::before { content: "▸"; }
+.json details:not([open]) > summary::after { content: " " attr(data-closed); color: var(--muted); }
+.json .children { padding-left: 1.3em; border-left: 1px dotted var(--border); margin-left: 0.35em; }
+.json .line { padding-left: 1em; white-space: pre-wrap; overflow-wrap: anywhere; }
+.json .key { color: var(--key); }
+.json .string { color: var(--string); }
+.json .number { color: var(--number); }
+.json .literal { color: var(--literal); }
+.json .index { color: var(--muted); margin-right: 6px; }
+.json .close { padding-left: 1em; }
+.json-message { margin-bottom: 4px; border-radius: 6px; }
+.json-message.new { background: var(--new); }
+.json-message > summary .preview { color: var(--muted); }
+.json .long[open] > summary > .string { display: none; }
+.json .bracket { color: var(--muted); }
+`;

@@ -1,0 +1,24 @@
+// Reads a session file and renders its viewer page.
+
+import { ConfigError } from "../errors.js";
+import { readSession, type SessionContents } from "../session.js";
+import { renderViewerPage } from "./page-html.js";
+import { viewerPageScript } from "./page-script.js";
+import { buildTimeline, type Timeline } from "./timeline.js";
+
+export interface RenderedSession {
+  html: string;
+  timeline: Timeline;
+}
+
+export async function renderSessionPage(sessionPath: string): Promise<RenderedSession> {
+  let contents: SessionContents;
+  try {
+    contents = readSession(sessionPath);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ConfigError(`Could not read the session file ${sessionPath}: ${reason}.`);
+  }
+  const timeline = buildTimeline(contents);
+  return { html: renderViewerPage(timeline, await viewerPageScript()), timeline };
+}

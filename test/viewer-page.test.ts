@@ -1,0 +1,378 @@
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { runViewCommand } from "../src/viewer/view-command.js";
+import { launchChromium } from "./support/chromium.js";
+import { syntheticSession } from "./support/synthetic-session.js";
+
+const fixture = readFileSync(new URL("./fixtures/viewer-session.jsonl", import.meta.url), "utf8");
+const screenshotPath = new URL("../docs/viewer.png", import.meta.url).pathname;
+
+let browser: Browser;
+// Pages share one context (cheaper than a context each); a test that fakes the clock or the
+// network gets its own.
+let context: BrowserContext;
+let pageErrors: string[] = [];
+const pages: Page[] = [];
+const viewport = { viewport: { width: 1400, height: 900 } };
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  context = await browser.newContext(viewport);
+});
+afterAll(async () => {
+  await browser?.close();
+});
+afterEach(async () => {
+  for (const page of pages.splice(0)) await page.close();
+  expect(pageErrors).toEqual([]);
+  pageErrors = [];
+});
+
+/** Exports `session` with `agentloop view --export` and returns the file's path. */
+async function exported(session: string): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), "agentloop-viewer-page-"));
+  writeFileSync(join(dir, "session.jsonl"), session);
+  await runViewCommand({
+    cwd: dir,
+    sessionId: "session.jsonl",
+    sessionsDir: dir,
+    exportPath: "view.html",
+    stdout: () => {},
+  });
+  return join(dir, "view.html");
+}
+
+async function open(url: string, options: { clock?: boolean } = {}): Promise<Page> {
+  const page = options.clock ? await browser.newPage(viewport) : await context.newPage();
+  pages.push(page);
+  page.on("pageerror", (error) => pageErrors.push(error.message));
+  if (options.clock) await page.clock.install();
+  await page.goto(url);
+  await page.waitForSelector("body[data-ready=true]");
+  return page;
+}
+
+let fixturePage: Promise<string> | undefined;
+const openFixture = async (options: { clock?: boolean } = {}) => {
+  fixturePage ??= exported(fixture);
+  return open(`file://${await fixturePage}`, options);
+};
+const position = (page: Page) => page.locator("#position").textContent();
+const texts = (page: Page, selector: string) => page.locator(selector).allTextContents();
+
+describe("the transcript viewer page", () => {
+  it("starts at the first request: the prompt and first reply on the left, one message sent on the right", async () => {
+    const page = await openFixture();
+    expect(await position(page)).toBe("Request 1 of 3");
+    expect(await texts(page, "#conversation .item .role")).toEqual([
+      "user",
+      "assistant",
+      "tool results",
+    ]);
+    expect(await page.locator("#conversation .message.user .bubble").first().textContent()).toBe(
+      "Which files are in this project, and what does package.json say? Also show me the README.",
+    );
+    expect(await texts(page, "#conversation .tool-call pre")).toEqual(["ls -la"]);
+    expect(await page.locator("#request .json-message").count()).toBe(1);
+    expect(await page.locator("#request .json-message").textContent()).toContain(
+      '"content": "Which files are in this project, and what does package.json say? Also show me the README."',
+    );
+    expect(await page.locator("#request-title").textContent()).toBe(
+      "messages[] sent with request 1 (1 message)",
+    );
+  });
+
+  it("grows messages[] with each Step and shrinks it with each Back", async () => {
+    const page = await openFixture();
+    const sent = () => page.locator("#request .json-message").count();
+    await page.click("#step");
+    expect(await position(page)).toBe("Request 2 of 3");
+    expect(await sent()).toBe(3);
+    expect(await page.locator("#request .json-message.new").count()).toBe(2);
+    expect(await page.locator("#request .json-message").nth(2).textContent()).toContain(
+      '"tool_use_id": "toolu_01LsF9x2"',
+    );
+    await page.click("#step");
+    expect(await sent()).toBe(5);
+    expect(await page.locator("#conversation .item").last().textContent()).toBe(
+      "Loop stopped (end_turn): The model finished its answer.",
+    );
+    expect(await page.isDisabled("#step")).toBe(true);
+    await page.click("#back");
+    await page.click("#back");
+    expect(await position(page)).toBe("Request 1 of 3");
+    expect(await sent()).toBe(1);
+    expect(await page.locator("#conversation .item").count()).toBe(3);
+    expect(await page.isDisabled("#back")).toBe(true);
+  });
+
+  it("keeps only the messages new in a request unfolded, and any the reader opened", async () => {
+    const page = await openFixture();
+    const open = () =>
+      page
+        .locator("#request .json-message")
+        .evaluateAll((nodes) => nodes.map((node) => (node as HTMLDetailsElement).open));
+    expect(await open()).toEqual([true]);
+    await page.click("#step");
+    expect(await open()).toEqual([false, true, true]);
+    await page.click("#request .json-message[data-index='0'] > summary");
+    await page.click("#step");
+    expect(await open()).toEqual([true, false, false, true, true]);
+    await page.click("#back");
+    expect(await open()).toEqual([true, true, true]);
+  });
+
+  it("shows each result's exit code and highlights the failed one", async () => {
+    const page = await openFixture();
+    await page.click("#step");
+    const results = page.locator("#conversation .tool-result");
+    expect(await results.locator(".status").allTextContents()).toEqual([
+      "ok · exit 0",
+      "ok · exit 0",
+      "error · exit 1",
+    ]);
+    const failed = page.locator("#conversation .tool-result.error");
+    expect(await failed.count()).toBe(1);
+    expect(await failed.getAttribute("data-tool-id")).toBe("toolu_03RdMe4q");
+    expect(await failed.locator("pre").textContent()).toBe(
+      "cat: README.md: No such file or directory\n[exit code 1]",
+    );
+  });
+
+  it("shows each step's turn, stop reason, transition, tokens and duration", async () => {
+    const page = await openFixture();
+    const facts = () => texts(page, "#step-info .fact");
+    expect(await facts()).toEqual([
+      "turn1",
+      "stop_reasontool_use",
+      "tokens1,412 in · 61 out",
+      "duration2.8 s",
+      "transitiontool_result",
+    ]);
+    await page.keyboard.press("End");
+    expect(await facts()).toEqual([
+      "turn3",
+      "stop_reasonend_turn",
+      "tokens2,371 in · 188 out",
+      "cache1,664 read · 0 written",
+      "duration3.6 s",
+      "loop stoppedend_turn: The model finished its answer.",
+    ]);
+  });
+
+  it("lights up a tool call and its result together, on both sides, while hovered", async () => {
+    const page = await openFixture();
+    await page.click("#step");
+    const lit = (side: string) => page.locator(`${side} .linked`).evaluateAll(linkedIds);
+    await page.hover("#conversation .tool-call[data-tool-id=toolu_01LsF9x2]");
+    expect(await lit("#conversation")).toEqual(["toolu_01LsF9x2", "toolu_01LsF9x2"]);
+    // The messages holding the call and the result light up too, in case they are folded.
+    expect(await lit("#request")).toEqual([
+      "message with toolu_01LsF9x2",
+      "toolu_01LsF9x2",
+      "message with toolu_01LsF9x2",
+      "toolu_01LsF9x2",
+    ]);
+    await page.hover("#request details[data-tool-id=toolu_01LsF9x2] >> nth=1");
+    expect(await page.locator("#conversation .tool-call.linked").getAttribute("data-tool-id")).toBe(
+      "toolu_01LsF9x2",
+    );
+    await page.hover("header");
+    expect(await page.locator(".linked").count()).toBe(0);
+  });
+
+  it("keeps a clicked tool call lit until it is clicked again", async () => {
+    const page = await openFixture();
+    await page.click("#step");
+    const call = "#conversation .tool-call[data-tool-id=toolu_03RdMe4q]";
+    await page.click(call);
+    await page.hover("header");
+    expect(await page.locator("#conversation .linked").evaluateAll(linkedIds)).toEqual([
+      "toolu_03RdMe4q",
+      "toolu_03RdMe4q",
+    ]);
+    await page.click(call);
+    await page.hover("header");
+    expect(await page.locator(".linked").count()).toBe(0);
+  });
+
+  it("folds a long output until it is unfolded", async () => {
+    const page = await openFixture();
+    await page.click("#step");
+    const result = page.locator("#conversation .tool-result[data-tool-id=toolu_02PkJs7m]");
+    expect(await result.locator("summary").textContent()).toBe(
+      "Show all 37 lines (675 characters)",
+    );
+    expect(await result.textContent()).not.toContain('"license": "MIT"');
+    await result.locator("summary").click();
+    expect(await result.locator("details pre").textContent()).toContain('"license": "MIT"');
+    expect(await result.locator(".preview").isVisible()).toBe(false);
+  });
+
+  it("steps with the arrow keys, jumps with Home and End, and plays with space", async () => {
+    const page = await openFixture();
+    await page.keyboard.press("ArrowRight");
+    await page.keyboard.press("ArrowRight");
+    expect(await position(page)).toBe("Request 3 of 3");
+    await page.keyboard.press("ArrowLeft");
+    expect(await position(page)).toBe("Request 2 of 3");
+    await page.keyboard.press("Home");
+    expect(await position(page)).toBe("Request 1 of 3");
+    await page.click("#step");
+    await page.keyboard.press(" ");
+    expect(await page.locator("#play").textContent()).toBe("⏸ Pause");
+    expect(await position(page)).toBe("Request 2 of 3");
+    await page.keyboard.press(" ");
+    expect(await page.locator("#play").textContent()).toBe("▶ Play");
+  });
+
+  it("moves one request per arrow key on the slider and jumps where the slider is set", async () => {
+    const page = await openFixture();
+    await page.focus("#slider");
+    await page.keyboard.press("ArrowRight");
+    // The slider renders on the next animation frame.
+    await expect.poll(() => position(page)).toBe("Request 2 of 3");
+    expect(await page.locator("#request .json-message").count()).toBe(3);
+    await page.locator("#slider").evaluate((slider: HTMLInputElement) => {
+      slider.value = "3";
+      slider.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    await expect.poll(() => position(page)).toBe("Request 3 of 3");
+  });
+
+  it("plays through the requests and pauses at the end", async () => {
+    const page = await openFixture({ clock: true });
+    await page.click("#play");
+    await page.clock.runFor(1_000);
+    expect(await position(page)).toBe("Request 2 of 3");
+    await page.clock.runFor(1_000);
+    expect(await position(page)).toBe("Request 3 of 3");
+    expect(await page.locator("#play").textContent()).toBe("▶ Play");
+  });
+
+  it("works from file:// with the network blocked", async () => {
+    const path = await exported(fixture);
+    const offline = await browser.newContext({ offline: true });
+    const requested: string[] = [];
+    offline.on("request", (request) => requested.push(request.url()));
+    const page = await offline.newPage();
+    page.on("pageerror", (error) => pageErrors.push(error.message));
+    await page.goto(`file://${path}`);
+    await page.waitForSelector("body[data-ready=true]");
+    await page.click("#step");
+    expect(await page.locator("#request .json-message").count()).toBe(3);
+    expect(requested.filter((url) => !url.startsWith("file://"))).toEqual([]);
+    await offline.close();
+  });
+
+  it("serves the same page from 127.0.0.1", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "agentloop-viewer-page-"));
+    writeFileSync(join(dir, "s.jsonl"), fixture);
+    const lines: string[] = [];
+    const stop = new AbortController();
+    const serving = runViewCommand({
+      cwd: dir,
+      sessionId: "s.jsonl",
+      sessionsDir: dir,
+      stdout: (line) => lines.push(line),
+      signal: stop.signal,
+    });
+    await expect.poll(() => lines.length).toBeGreaterThan(0);
+    const url = lines[0]?.split(" at ")[1] ?? "";
+    const page = await open(url);
+    expect(await position(page)).toBe("Request 1 of 3");
+    stop.abort();
+    await serving;
+  });
+
+  it("shows what could be read of a damaged session and lists the bad lines", async () => {
+    const lines = fixture.trimEnd().split("\n");
+    const damaged = [
+      ...lines.slice(0, 3),
+      "{not json",
+      ...lines.slice(3, 6),
+      lines[6]?.slice(0, 40),
+    ];
+    const page = await open(`file://${await exported(damaged.join("\n"))}`);
+    expect(await page.locator("#problems strong").textContent()).toBe(
+      "2 lines of this session file could not be read; showing everything else.",
+    );
+    expect(await texts(page, "#problems li")).toEqual([
+      "line 4: the line is not valid JSON",
+      "line 8: the line is cut off (was agentloop killed while writing?)",
+    ]);
+    expect(await position(page)).toBe("Request 1 of 2");
+    expect(await page.locator("#conversation .tool-call pre").textContent()).toBe("ls -la");
+  });
+
+  it("explains an unreadable file instead of showing a blank page", async () => {
+    const page = await open(`file://${await exported("garbage\n")}`);
+    expect(await page.locator("header.session p").textContent()).toBe(
+      "The session header is missing, so its model and directory are unknown.",
+    );
+    expect(await texts(page, "#problems li")).toEqual(["line 1: the line is not valid JSON"]);
+    expect(await page.locator("#request .empty").textContent()).toBe(
+      "This session has no messages.",
+    );
+    expect(await position(page)).toBe("No requests");
+    expect(await page.isDisabled("#play")).toBe(true);
+    await page.keyboard.press(" ");
+    expect(await page.locator("#play").textContent()).toBe("▶ Play");
+  });
+
+  it("shows content it does not recognise as raw JSON instead of breaking the replay", async () => {
+    const [header, prompt] = fixture.split("\n");
+    const odd = JSON.stringify({
+      type: "message",
+      at: "2026-11-28T09:14:06.000Z",
+      turn: 1,
+      stopReason: "end_turn",
+      message: { role: "assistant", content: [null, { type: "thinking", thinking: "hmm" }] },
+    });
+    const page = await open(`file://${await exported([header, prompt, odd, ""].join("\n"))}`);
+    expect(await texts(page, "#conversation .unknown")).toEqual([
+      "(unrecognised content) null",
+      '(unrecognised content) {"type":"thinking","thinking":"hmm"}',
+    ]);
+    expect(await texts(page, "#step-info .fact")).toContain("stop_reasonend_turn");
+  });
+
+  it("keeps a 2,000-message session to a window of the latest messages, earlier ones on request", async () => {
+    const page = await open(`file://${await exported(syntheticSession(2_000))}`);
+    await page.keyboard.press("End");
+    expect(await position(page)).toBe("Request 1000 of 1000");
+    const rendered = () => page.locator("#conversation .item").count();
+    expect(await rendered()).toBe(60);
+    expect(await page.locator("#request .json-message").count()).toBe(60);
+    const earlier = page.locator("#conversation .earlier");
+    expect(await earlier.textContent()).toBe("Show 100 earlier (1,941 not shown)");
+    await earlier.click();
+    expect(await rendered()).toBe(160);
+    expect(await page.locator("#conversation .item").first().getAttribute("data-index")).toBe(
+      "1841",
+    );
+    await page.keyboard.press("ArrowLeft");
+    expect(await page.locator("#conversation .item").last().getAttribute("data-index")).toBe(
+      "1998",
+    );
+  });
+
+  it("saves a screenshot for the README", async () => {
+    const page = await openFixture();
+    await page.click("#step");
+    await page.hover("#conversation .tool-call[data-tool-id=toolu_03RdMe4q]");
+    mkdirSync(new URL("../docs/", import.meta.url).pathname, { recursive: true });
+    const png = await page.screenshot({ path: screenshotPath });
+    expect(png.subarray(1, 4).toString()).toBe("PNG");
+  });
+});
+
+function linkedIds(nodes: Element[]): string[] {
+  return nodes.map(
+    (node) =>
+      node.getAttribute("data-tool-id") ?? `message with ${node.getAttribute("data-tool-ids")}`,
+  );
+}
