@@ -3,6 +3,7 @@
 
 import { AnthropicError, APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import { ProviderError, type ProviderErrorKind } from "../errors.js";
+import { connectionCause, isUnreachable } from "./network-errors.js";
 import { type RetryDecision, retryAfterMs } from "./retry.js";
 
 interface Target {
@@ -24,7 +25,6 @@ const STATUS_OF_TYPE: Record<string, number> = {
 };
 
 // The address is wrong or nothing listens there: trying again will not help.
-const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_NONAME"]);
 
 /** Decides about one failed attempt. Anything that is not the SDK's error is a bug and rethrown. */
 export function classifyAnthropicError(error: unknown, target: Target): RetryDecision {
@@ -99,26 +99,13 @@ function byStatus(status: number, detail: string, { model, baseURL }: Target) {
 }
 
 function connectionFailed(error: APIConnectionError, { baseURL }: Target): RetryDecision {
-  const { code, message: innermost } = rootCause(error);
-  const reason = code ?? innermost;
-  if (code && UNREACHABLE_CODES.has(code)) {
+  const cause = connectionCause(error);
+  const reason = cause.code ?? cause.message;
+  if (isUnreachable(cause)) {
     const message = `Cannot reach the Anthropic API at ${baseURL} (${reason}); check ANTHROPIC_BASE_URL or --base-url.`;
     return { retry: false, error: new ProviderError("unreachable", message) };
   }
   // The server was there a moment ago (a reset, a timeout): a transient failure, not configuration.
   const message = `The connection to the Anthropic API at ${baseURL} failed (${reason}).`;
   return { retry: true, error: new ProviderError("server", message) };
-}
-
-/** The system error code (ECONNREFUSED, ...) and the message at the bottom of the causes. */
-function rootCause(error: Error): { code?: string; message: string } {
-  let cause: unknown = error;
-  let message = error.message;
-  while (cause instanceof Error) {
-    const code = (cause as { code?: unknown }).code;
-    if (typeof code === "string") return { code, message: cause.message };
-    message = cause.message;
-    cause = cause.cause;
-  }
-  return { message };
 }

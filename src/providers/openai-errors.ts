@@ -5,6 +5,7 @@
 
 import { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import { ProviderError, type ProviderErrorKind } from "../errors.js";
+import { connectionCause, isUnreachable } from "./network-errors.js";
 import { type RetryDecision, retryAfterMs } from "./retry.js";
 
 /** Who we were talking to, so messages can name the server, the model and the key. */
@@ -18,7 +19,6 @@ export interface ServerContext {
 }
 
 // The address is wrong or nothing listens there: trying again will not help.
-const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_NONAME"]);
 
 /** Decides about one failed attempt. Anything that is not a server or network failure is a bug. */
 export function classifyOpenAIError(error: unknown, server: ServerContext): RetryDecision {
@@ -28,8 +28,8 @@ export function classifyOpenAIError(error: unknown, server: ServerContext): Retr
     return { ...fromStatus(error, server), retryAfterMs: retryAfterMs(error.headers) };
   }
   // A socket that breaks mid-stream reaches us as Node's own error, not the SDK's.
-  if (error instanceof Error && errorCode(error) !== undefined) {
-    const message = `The connection to ${server.baseURL} broke off during the reply (${causeMessage(error)}).`;
+  if (error instanceof Error && connectionCause(error).code !== undefined) {
+    const message = `The connection to ${server.baseURL} broke off during the reply (${connectionCause(error).message}).`;
     return decide("server", message);
   }
   throw error;
@@ -84,12 +84,12 @@ function modelNotFoundMessage(server: ServerContext): string {
 }
 
 function connectionFailed(error: APIConnectionError, server: ServerContext): RetryDecision {
-  const code = errorCode(error);
-  const hopeless = code !== undefined && UNREACHABLE_CODES.has(code);
+  const cause = connectionCause(error);
+  const hopeless = isUnreachable(cause);
   const message =
-    code === "ECONNREFUSED" && isLocalURL(server.baseURL)
+    cause.code === "ECONNREFUSED" && isLocalURL(server.baseURL)
       ? `Could not connect to ${server.baseURL}: the ${server.name} server does not seem to be running.`
-      : `Could not connect to ${server.baseURL} (${causeMessage(error)}).`;
+      : `Could not connect to ${server.baseURL} (${cause.message}).`;
   return { retry: !hopeless, error: new ProviderError("unreachable", message) };
 }
 
@@ -103,21 +103,6 @@ function serverMessage(error: APIError): string {
   const body = error.error as { message?: unknown } | undefined;
   const message = typeof body?.message === "string" ? body.message : error.message;
   return message.trim().replace(/\.$/, "");
-}
-
-/** Node puts the useful part (ECONNREFUSED, ENOTFOUND, "other side closed") in the causes. */
-function errorCode(error: unknown): string | undefined {
-  for (let cause = error; cause instanceof Error; cause = cause.cause) {
-    const code = (cause as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-  }
-  return undefined;
-}
-
-function causeMessage(error: Error): string {
-  let deepest = error;
-  while (deepest.cause instanceof Error) deepest = deepest.cause;
-  return deepest.message.replace(/\.$/, "");
 }
 
 export function isLocalURL(url: string): boolean {
