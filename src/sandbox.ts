@@ -12,7 +12,10 @@ export interface SandboxOptions {
   /** False: nothing is writable, not even the workspace (read-only mode). */
   writable: boolean;
   allowNetwork: boolean;
-  /** A directory of the host that appears as /tmp inside (writable unless read-only). */
+  /**
+   * A directory of the host, outside /tmp, that appears as /tmp inside (unless read-only) and at
+   * its own path (always writable: the bash tool keeps its files there).
+   */
   tmpDir: string;
   /** Whose credentials are hidden; defaults to the user's home. */
   home?: string;
@@ -97,6 +100,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         "/proc",
         ...(options.allowNetwork ? [] : ["--tmpfs", "/run"]),
         ...(options.writable ? ["--bind", options.tmpDir, "/tmp"] : ["--tmpfs", "/tmp"]),
+        // Also at its own path, so paths the tool reports (full outputs) are the same inside.
+        "--bind",
+        options.tmpDir,
+        options.tmpDir,
         options.writable ? "--bind" : "--ro-bind",
         workspace,
         workspace,

@@ -25,9 +25,11 @@ export interface BashOptions {
   /**
    * Turns `["bash", "--noprofile", "--norc", "-c", command]` into the argv actually spawned
    * (a sandbox). The wrapper must keep the environment and let the command write to
-   * os.tmpdir(): the directory tracking uses a file there.
+   * `tempDir` at the same path: the directory tracking uses a file there.
    */
   wrap?: (argv: string[], context: { cwd: string }) => string[];
+  /** Where the tool keeps its files (full outputs, the working-directory record); default os.tmpdir(). */
+  tempDir?: string;
   /** Applied to the text sent to the model (e.g. to hide secrets a command printed). */
   redact?: (text: string) => string;
 }
@@ -41,6 +43,7 @@ export function createBashTool(options: BashOptions): Tool<BashInput> {
     root: options.cwd,
     env: options.env,
     secretNames: options.secretNames,
+    tempParent: options.tempDir,
   });
   return {
     name: "bash",

@@ -14,6 +14,8 @@ export interface ShellSessionOptions extends CommandEnvOptions {
   root: string;
   /** The environment commands inherit (before it is made non-interactive); default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** Where the session's own files go; default os.tmpdir(). Must be visible to commands. */
+  tempParent?: string;
 }
 
 /** Everything one call needs to run. */
@@ -31,6 +33,7 @@ export interface PreparedCall {
 export class ShellSession {
   private readonly root: string;
   private readonly baseEnv: Record<string, string>;
+  private readonly tempParent: string;
   /** Distinguishes this session's processes from every other agentloop's. */
   private readonly token = randomBytes(6).toString("hex");
   private cwd: string;
@@ -41,6 +44,7 @@ export class ShellSession {
     this.root = resolve(options.root);
     this.cwd = this.root;
     this.baseEnv = buildCommandEnv(options.env ?? process.env, options);
+    this.tempParent = options.tempParent ?? tmpdir();
   }
 
   prepare(): PreparedCall {
@@ -98,7 +102,7 @@ export class ShellSession {
   }
 
   private temporaryDirectory(): string {
-    this.tempDir ??= mkdtempSync(join(tmpdir(), "agentloop-bash-"));
+    this.tempDir ??= mkdtempSync(join(this.tempParent, "agentloop-bash-"));
     return this.tempDir;
   }
 }
