@@ -40,6 +40,8 @@ export type LoopEvent =
   | { type: "tool_start"; call: ToolUseBlock }
   | { type: "tool_end"; call: ToolUseBlock; result: ToolResultBlock; durationMs: number }
   | { type: "tool_results"; turn: number; message: UserMessage }
+  /** The loop asks the model to go on with an answer cut off by the output limit. */
+  | { type: "continuation"; turn: number; message: UserMessage }
   | { type: "turn_end"; turn: number; transitionReason: TransitionReason | null }
   | LoopStop;
 

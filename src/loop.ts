@@ -104,7 +104,15 @@ export async function* runOneTurn(
 
   // Some providers report "end_turn" beside tool calls: the blocks decide, not stop_reason.
   const calls = toolUses(reply.message);
-  if (calls.length === 0) return afterTextReply(state, reply);
+  if (calls.length === 0) {
+    const end = afterTextReply(state, reply);
+    if ("continue" in end && state.transitionReason === "max_tokens_recovery") {
+      const message: UserMessage = { role: "user", content: CONTINUE_PROMPT };
+      state.messages.push(message);
+      yield { type: "continuation", turn: state.turnCount, message };
+    }
+    return end;
+  }
 
   const lastCallCutOff = reply.stopReason === "max_tokens";
   const results = yield* executeToolCalls(calls, lastCallCutOff, options.toolbox, signal);
@@ -165,7 +173,6 @@ function afterTextReply(state: LoopState, reply: ModelReply): TurnEnd {
         return { reason: "max_tokens", detail };
       }
       state.maxTokensRecoveries += 1;
-      state.messages.push({ role: "user", content: CONTINUE_PROMPT });
       state.transitionReason = "max_tokens_recovery";
       return { continue: true };
     case "refusal":

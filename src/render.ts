@@ -60,10 +60,14 @@ export function createRenderer(options: RendererOptions): (event: LoopEvent) => 
         return;
       case "stop":
         endLine();
-        if (event.reason !== "end_turn") options.progress.write(paint("33", `■ ${event.detail}\n`));
+        if (event.reason === "error")
+          options.progress.write(paint("31", `agentloop: ${event.detail}\n`));
+        else if (event.reason !== "end_turn")
+          options.progress.write(paint("33", `■ ${event.detail}\n`));
         return;
       case "turn_start":
       case "tool_results":
+      case "continuation":
       case "turn_end":
         return;
     }

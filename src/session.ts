@@ -80,6 +80,7 @@ export function openSessionWriter(
           return;
         }
         case "tool_results":
+        case "continuation":
           append({ type: "message", at: at(), turn: event.turn, message: event.message });
           return;
         case "turn_end":

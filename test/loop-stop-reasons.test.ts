@@ -45,10 +45,15 @@ const resultsIn = (state: LoopState, index: number) =>
 
 describe("stop reasons", () => {
   it("continues a text answer cut off by max_tokens and joins the parts", async () => {
-    const { stop, requests, state } = await run([
-      { content: [text("The answer is ")], stopReason: "max_tokens" },
-      { content: [text("forty-two.")] },
-    ]);
+    const announced: LoopEvent[] = [];
+    const { stop, requests, state } = await run(
+      [
+        { content: [text("The answer is ")], stopReason: "max_tokens" },
+        { content: [text("forty-two.")] },
+      ],
+      { onEvent: (event) => event.type === "continuation" && announced.push(event) },
+    );
+    expect(announced).toEqual([{ type: "continuation", turn: 1, message: state.messages[2] }]);
     expect(stop).toMatchObject({ reason: "end_turn", finalText: "The answer is forty-two." });
     expect(requests[1]?.at(-1)).toMatchObject({ role: "user" });
     expect(JSON.stringify(requests[1]?.at(-1))).toMatch(/cut off by the output token limit/);
