@@ -1,8 +1,11 @@
 // Bundles the CLI and the library into dist/ with esbuild, so the CLI starts without
 // resolving hundreds of module files, and emits type declarations for library users.
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { build } from "esbuild";
 import { bundleViewerPage } from "./viewer-page.mjs";
+
+const { version } = JSON.parse(readFileSync("package.json", "utf8"));
 
 const shared = {
   bundle: true,
@@ -11,6 +14,7 @@ const shared = {
   format: "esm",
   sourcemap: false,
   logLevel: "warning",
+  define: { AGENTLOOP_VERSION: JSON.stringify(version) },
   // Bundled CommonJS dependencies call require(); give the ESM bundle one.
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
@@ -23,7 +27,10 @@ await build({
   outdir: "dist",
   banner: { js: `#!/usr/bin/env node\n${shared.banner.js}` },
   // The viewer page's script travels inside the CLI as a string (src/viewer/page-script.ts).
-  define: { AGENTLOOP_VIEWER_SCRIPT: JSON.stringify(await bundleViewerPage()) },
+  define: {
+    ...shared.define,
+    AGENTLOOP_VIEWER_SCRIPT: JSON.stringify(await bundleViewerPage()),
+  },
 });
 await build({ ...shared, entryPoints: { index: "src/index.ts" }, outdir: "dist" });
 

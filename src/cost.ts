@@ -27,6 +27,7 @@ const openai = (input: number, output: number, cacheRead = input / 2): Price => 
 const PRICES: [prefix: string, price: Price][] = [
   ["claude-opus-4-5", anthropic(5, 25)],
   ["claude-opus-4", anthropic(15, 75)],
+  ["claude-opus-4-6", anthropic(5, 25)],
   ["claude-sonnet-4", anthropic(3, 15)],
   ["claude-3-7-sonnet", anthropic(3, 15)],
   ["claude-3-5-sonnet", anthropic(3, 15)],

@@ -65,7 +65,6 @@ export async function runOneShot(options: OneShotOptions): Promise<number> {
 
   if (outputFormat === "text") {
     if (!stdout.isTTY && stop.finalText) stdout.write(`${stop.finalText}\n`);
-    if (stop.reason === "error") stderr.write(`agentloop: ${stop.detail}\n`);
   } else {
     const result = buildResult(stop, {
       numTurns,

@@ -114,6 +114,6 @@ describe("the agent loop on the Anthropic provider", () => {
     const { stop } = await runLoop(state, { repairs });
     expect(stop.finalText).toBe("Understood, stopping.");
     expect(accepted()).toBe(true);
-    expect(repairs).toEqual(["Merged two consecutive user messages into one."]);
+    expect(repairs).toEqual([]);
   });
 });

@@ -8,7 +8,8 @@ import { launchChromium } from "./support/chromium.js";
 import { syntheticSession } from "./support/synthetic-session.js";
 
 const fixture = readFileSync(new URL("./fixtures/viewer-session.jsonl", import.meta.url), "utf8");
-const screenshotPath = new URL("../docs/viewer.png", import.meta.url).pathname;
+// Written outside the tree so a test run leaves git clean; docs/viewer.png is a copy of it.
+const screenshotPath = new URL("../test-output/viewer.png", import.meta.url).pathname;
 
 let browser: Browser;
 // Pages share one context (cheaper than a context each); a test that fakes the clock or the
@@ -364,7 +365,7 @@ describe("the transcript viewer page", () => {
     const page = await openFixture();
     await page.click("#step");
     await page.hover("#conversation .tool-call[data-tool-id=toolu_03RdMe4q]");
-    mkdirSync(new URL("../docs/", import.meta.url).pathname, { recursive: true });
+    mkdirSync(new URL("../test-output/", import.meta.url).pathname, { recursive: true });
     const png = await page.screenshot({ path: screenshotPath });
     expect(png.subarray(1, 4).toString()).toBe("PNG");
   });

@@ -45,7 +45,7 @@ function local(baseURL: string): Preset {
 /** In the order a key in the environment is looked for when no --provider is given. */
 export const PRESETS = {
   anthropic: {
-    ...hosted("anthropic", "https://api.anthropic.com", "ANTHROPIC_API_KEY", "claude-sonnet-4-5"),
+    ...hosted("anthropic", "https://api.anthropic.com", "ANTHROPIC_API_KEY", "claude-sonnet-4-6"),
     baseURLEnv: "ANTHROPIC_BASE_URL",
     modelEnv: "MODEL_ID",
   },

@@ -1,0 +1,119 @@
+// The agentloop command: parse the command line, build a session, and hand it to the REPL or
+// to one-shot mode. Every error a user can cause ends here as one sentence and an exit code.
+
+import { readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { type CommandLine, parseCommandLine, type RunOptions, USAGE } from "./config.js";
+import { ConfigError } from "./errors.js";
+import { EXIT, isConfigurationError } from "./exit-codes.js";
+import { runOneShot } from "./one-shot.js";
+import { runRepl } from "./repl.js";
+import { listSessions, sessionsDirectory } from "./session.js";
+import { startSession } from "./setup.js";
+
+declare const AGENTLOOP_VERSION: string;
+const VERSION = typeof AGENTLOOP_VERSION === "string" ? AGENTLOOP_VERSION : "development";
+
+export async function main(argv: string[]): Promise<number> {
+  let command: CommandLine;
+  try {
+    command = parseCommandLine(argv);
+  } catch (error) {
+    return fail(error);
+  }
+  switch (command.command) {
+    case "help":
+      process.stdout.write(`${USAGE}\n`);
+      return EXIT.done;
+    case "version":
+      process.stdout.write(`agentloop ${VERSION}\n`);
+      return EXIT.done;
+    case "sessions":
+      return printSessions(command.cwd);
+    case "view": {
+      const { runViewCommand } = await import("./viewer/view-command.js");
+      const stdout = (line: string) => process.stdout.write(`${line}\n`);
+      return runViewCommand({ ...command, sessionsDir: sessionsDirectory(), stdout }).then(
+        () => EXIT.done,
+        fail,
+      );
+    }
+    case "run":
+      return run(command).catch(fail);
+  }
+}
+
+async function run(options: RunOptions): Promise<number> {
+  const interactive = !options.oneShot && process.stdin.isTTY === true;
+  const prompt = interactive ? undefined : (options.prompt ?? (await readStdin()));
+  if (!interactive && !prompt) {
+    throw new ConfigError(
+      'No prompt: pass one as an argument (agentloop "task"), with -p, or on stdin.',
+    );
+  }
+  const readline = interactive
+    ? createInterface({ input: process.stdin, output: process.stdout, terminal: true })
+    : undefined;
+  const { session, sessionPath, notices } = await startSession(options, { readline });
+  for (const notice of notices) process.stderr.write(`agentloop: ${notice}\n`);
+
+  if (readline) {
+    process.stdout.write(`agentloop · ${session.model} · ${options.cwd}\n`);
+    return runRepl({
+      session,
+      readline,
+      output: process.stdout,
+      color: !!process.stdout.isTTY,
+      sessionPath,
+    });
+  }
+  return runOneShot({
+    session,
+    prompt: prompt as string,
+    outputFormat: options.outputFormat,
+    stdout: process.stdout,
+    stderr: process.stderr,
+  });
+}
+
+function printSessions(cwd: string): number {
+  const sessions = listSessions(sessionsDirectory(), cwd);
+  if (sessions.length === 0) {
+    process.stdout.write(`No sessions yet in ${cwd}.\n`);
+    return EXIT.done;
+  }
+  for (const session of sessions) {
+    const prompt =
+      session.firstPrompt.length > 60
+        ? `${session.firstPrompt.slice(0, 59)}…`
+        : session.firstPrompt;
+    process.stdout.write(
+      `${session.id}  ${session.startedAt.slice(0, 16).replace("T", " ")}  ${session.model}  ${session.turns} turns  ${prompt}\n`,
+    );
+  }
+  return EXIT.done;
+}
+
+function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) return Promise.resolve("");
+  return new Promise((resolve) => resolve(readFileSync(0, "utf8").trim()));
+}
+
+function fail(error: unknown): number {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof ConfigError || isConfigurationError(error as Error)) {
+    process.stderr.write(`agentloop: ${message}\n`);
+    return EXIT.configError;
+  }
+  process.stderr.write(
+    `agentloop: unexpected error: ${error instanceof Error ? error.stack : message}\n`,
+  );
+  return EXIT.runtimeError;
+}
+
+main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+  // Background children of bash commands are ended by the toolbox; nothing else may keep
+  // the process alive once the session has closed.
+  setImmediate(() => process.exit(code));
+});

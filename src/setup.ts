@@ -1,0 +1,177 @@
+// Builds a ready-to-run session from the command line: which model, which tools under which
+// permission mode, and which session file (new or resumed).
+
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { Interface } from "node:readline";
+import { type AgentSession, createAgentSession } from "./agent-session.js";
+import type { RunOptions } from "./config.js";
+import { readDotenv } from "./dotenv.js";
+import { ConfigError } from "./errors.js";
+import {
+  createPermissionCheck,
+  defaultPermissionMode,
+  initShellParser,
+  isReadOnlyCommand,
+  loadPermissionRules,
+  type PermissionMode,
+  parsePermissionMode,
+  sandboxFor,
+} from "./permissions.js";
+import { createProvider, resolveProvider } from "./providers/presets.js";
+import { findSessionToResume } from "./resume.js";
+import { checkSandbox, createSandbox } from "./sandbox.js";
+import { createRedactor, secretValues } from "./secrets.js";
+import {
+  newSessionId,
+  openSessionWriter,
+  SESSION_FORMAT_VERSION,
+  sessionsDirectory,
+} from "./session.js";
+import { buildSystemPrompt } from "./system-prompt.js";
+import { terminalAsk } from "./terminal-ask.js";
+import { type BashOptions, createBashTool } from "./tools/bash.js";
+import { createToolbox, type Toolbox } from "./tools/toolbox.js";
+
+export interface StartedSession {
+  session: AgentSession;
+  sessionPath: string;
+  /** Things the user should know before the run starts (repairs, warnings). */
+  notices: string[];
+}
+
+export async function startSession(
+  options: RunOptions,
+  io: { readline: Interface | undefined },
+): Promise<StartedSession> {
+  const notices: string[] = [];
+  // The real environment wins over .env, which configures agentloop only and is never
+  // passed on to the commands it runs.
+  const env = { ...readDotenv(join(options.cwd, ".env")), ...process.env };
+  const resolved = resolveProvider({
+    provider: options.provider,
+    model: options.model,
+    baseURL: options.baseURL,
+    env,
+  });
+  if (resolved instanceof ConfigError) throw resolved;
+
+  const directory = sessionsDirectory(env);
+  const resumed = options.resume
+    ? findSessionToResume(directory, options.cwd, options.resume)
+    : undefined;
+  for (const problem of resumed?.problems ?? []) {
+    notices.push(`session file line ${problem.line} skipped: ${problem.reason}.`);
+  }
+  const writer = openSessionWriter(
+    directory,
+    resumed?.header ?? {
+      type: "session",
+      version: SESSION_FORMAT_VERSION,
+      id: newSessionId(),
+      cwd: options.cwd,
+      model: resolved.model,
+      provider: resolved.preset,
+      startedAt: new Date().toISOString(),
+    },
+    { resume: resumed !== undefined },
+  );
+  for (const message of resumed?.added ?? []) writer.recordMessage(message);
+
+  const provider = createProvider(resolved, {
+    onRepair: (description) => {
+      writer.recordRepair(description);
+      if (io.readline) process.stderr.write(`agentloop: repaired the history: ${description}\n`);
+    },
+  });
+  const interactive = io.readline !== undefined;
+  const mode = options.permissionMode
+    ? parsePermissionMode(options.permissionMode)
+    : defaultPermissionMode({ interactive });
+  if (mode === "yolo") {
+    notices.push(
+      "permission mode yolo: commands run without a sandbox and without asking. Deny rules still apply.",
+    );
+  }
+  const toolbox = await createTools({
+    options,
+    mode,
+    env,
+    stateDirectory: join(directory, ".."),
+    readline: io.readline,
+    keyVariable: resolved.apiKeyEnv,
+  });
+  const session = createAgentSession({
+    provider,
+    toolbox,
+    system: buildSystemPrompt(options.cwd),
+    maxTurns: options.maxTurns,
+    maxCostUsd: options.maxCost,
+    writer,
+    messages: resumed?.messages,
+  });
+  return { session, sessionPath: writer.path, notices };
+}
+
+interface ToolSetup {
+  options: RunOptions;
+  mode: PermissionMode;
+  env: NodeJS.ProcessEnv;
+  stateDirectory: string;
+  readline: Interface | undefined;
+  keyVariable: string | null;
+}
+
+/** The bash tool under the chosen permission mode: sandboxed, redacted, asked about. */
+async function createTools(setup: ToolSetup): Promise<Toolbox> {
+  const { options, mode } = setup;
+  // Loading the parser's WebAssembly takes a while: do it while the rest starts up.
+  const parserReady = initShellParser();
+  const rules = await loadPermissionRules({ workspace: options.cwd, env: setup.env });
+  const bashOptions: BashOptions = {
+    cwd: options.cwd,
+    secretNames: setup.keyVariable ? [setup.keyVariable] : [],
+    redact: createRedactor(secretValues(setup.env)),
+  };
+  const shape = sandboxFor(mode);
+  let scratch: string | undefined;
+  if (shape) {
+    // Outside /tmp, which the sandbox replaces, so it is visible inside at the same path.
+    const scratchRoot = join(setup.stateDirectory, "scratch");
+    mkdirSync(scratchRoot, { recursive: true, mode: 0o700 });
+    scratch = mkdtempSync(join(scratchRoot, "run-"));
+    const sandbox = {
+      workspace: options.cwd,
+      writable: shape.writable,
+      allowNetwork: options.allowNetwork,
+      tmpDir: scratch,
+    };
+    const check = await checkSandbox(sandbox);
+    if (!check.ok) {
+      rmSync(scratch, { recursive: true, force: true });
+      throw new ConfigError(check.reason);
+    }
+    bashOptions.wrap = createSandbox(sandbox).wrap;
+    bashOptions.tempDir = scratch;
+  }
+  const bash = createBashTool(bashOptions);
+  bash.isReadOnly = (input) => isReadOnlyCommand(input.command);
+  const checkPermission = createPermissionCheck({
+    mode,
+    workspace: options.cwd,
+    rules,
+    ask: setup.readline ? terminalAsk(setup.readline) : undefined,
+    scratch: scratch ? [scratch] : [],
+  });
+  const toolbox = createToolbox([bash], async (call, tool) => {
+    await parserReady;
+    return checkPermission(call, tool);
+  });
+  return {
+    ...toolbox,
+    async dispose() {
+      await toolbox.dispose();
+      if (scratch) rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}

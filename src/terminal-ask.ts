@@ -1,0 +1,32 @@
+// Asks the person at the terminal whether a tool call may run: yes, no (with an optional
+// reason the model will read), or always for this rule.
+
+import type { Interface } from "node:readline";
+import type { PermissionAnswer, PermissionQuestion } from "./permissions.js";
+
+export function terminalAsk(readline: Interface) {
+  return (question: PermissionQuestion): Promise<PermissionAnswer> =>
+    new Promise((resolve) => {
+      const always =
+        question.rules.length > 0 ? `, [a]lways allow ${question.rules.join(", ")}` : "";
+      const prompt = `\n${question.tool} wants to run: ${question.subject}\n(${question.reason})\nAllow? [y]es, [n]o${always}; after "n" you may say why: `;
+      readline.question(prompt, (line) => resolve(parseAnswer(line, question.rules.length > 0)));
+    });
+}
+
+export function parseAnswer(line: string, alwaysOffered: boolean): PermissionAnswer {
+  const answer = line.trim();
+  const [word = "", ...rest] = answer.split(/\s+/);
+  switch (word.toLowerCase()) {
+    case "y":
+    case "yes":
+      return "yes";
+    case "a":
+    case "always":
+      return alwaysOffered ? "always" : "yes";
+    default: {
+      const reason = ["n", "no"].includes(word.toLowerCase()) ? rest.join(" ") : answer;
+      return reason ? { no: reason } : "no";
+    }
+  }
+}

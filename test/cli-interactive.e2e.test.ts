@@ -1,0 +1,149 @@
+// The REPL in a real pseudo-terminal, and interrupts sent as real signals or as Ctrl-C typed
+// at the terminal, against the fake Anthropic server.
+
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  CLI,
+  type FakeModel,
+  freshSandbox,
+  onlySession,
+  runCli,
+  startFakeModel,
+} from "./support/cli-harness.js";
+import { reply, text, toolUse } from "./support/fake-anthropic-server.js";
+
+const PTY_RUN = resolve(import.meta.dirname, "support/pty-run.py");
+const bash = (id: string, command: string) => toolUse(id, "bash", { command });
+
+interface Terminal {
+  child: ChildProcessWithoutNullStreams;
+  output(): string;
+  type(keys: string): void;
+  /** Waits until the screen shows `pattern` after what was already there `since`. */
+  waitFor(pattern: RegExp, since?: number): Promise<void>;
+  exited: Promise<number | null>;
+}
+
+function openTerminal(env: Record<string, string>, cwd: string, args: string[] = []): Terminal {
+  const child = spawn("python3", [PTY_RUN, process.execPath, CLI, ...args], { cwd, env });
+  let screen = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (screen += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (screen += chunk));
+  const exited = new Promise<number | null>((done) => child.on("close", done));
+  return {
+    child,
+    output: () => screen,
+    type: (keys) => child.stdin.write(keys),
+    exited,
+    async waitFor(pattern, since = 0) {
+      const deadline = Date.now() + 15_000;
+      while (!pattern.test(screen.slice(since))) {
+        if (Date.now() > deadline)
+          throw new Error(`timed out waiting for ${pattern}; screen:\n${screen}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+  };
+}
+
+describe("the REPL in a terminal", () => {
+  let model: FakeModel;
+  beforeAll(async () => {
+    model = await startFakeModel("anthropic");
+  });
+  afterAll(() => model.close());
+
+  it("keeps the history across prompts and prints the session file on exit", async () => {
+    model.script([
+      reply(text("Noted: the colour is teal.")),
+      reply(bash("r1", "echo checking"), text("")),
+      reply(text("You said teal.")),
+    ]);
+    const sandbox = freshSandbox();
+    const terminal = openTerminal({ ...sandbox.env, ...model.env() }, sandbox.workspace);
+    await terminal.waitFor(/› /);
+    terminal.type("remember the colour teal\r");
+    await terminal.waitFor(/Noted: the colour is teal\.[\s\S]*› /);
+    const mark = terminal.output().length;
+    terminal.type("which colour?\r");
+    await terminal.waitFor(/You said teal\.[\s\S]*› /, mark);
+    terminal.type("exit\r");
+    expect(await terminal.exited).toBe(0);
+    expect(terminal.output()).toMatch(/Session saved to .*\.jsonl/);
+
+    const session = onlySession(sandbox);
+    const prompts = session.messages.filter(
+      (m) => m.role === "user" && typeof m.content === "string",
+    );
+    expect(prompts.map((m) => m.content)).toEqual(["remember the colour teal", "which colour?"]);
+    expect(session.messages).toHaveLength(6);
+    expect(model.statuses().every((status) => status === 200)).toBe(true);
+  });
+
+  it("cancels the running tool on Ctrl-C, returns to the prompt, and exits on a second Ctrl-C", async () => {
+    model.script([reply(bash("slow", "sleep 30")), reply(text("Fine, I stopped."))]);
+    const sandbox = freshSandbox();
+    const terminal = openTerminal({ ...sandbox.env, ...model.env() }, sandbox.workspace, [
+      "--permission-mode",
+      "yolo",
+    ]);
+    await terminal.waitFor(/› /);
+    terminal.type("wait a while\r");
+    await terminal.waitFor(/\$ sleep 30/);
+    terminal.type("\x03");
+    await terminal.waitFor(/interrupted[\s\S]*› /);
+    const mark = terminal.output().length;
+    terminal.type("what happened?\r");
+    await terminal.waitFor(/Fine, I stopped\.[\s\S]*› /, mark);
+    expect(model.statuses()).not.toContain(400);
+
+    terminal.type("\x03");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    terminal.type("\x03");
+    expect(await terminal.exited).toBe(130);
+    const results = onlySession(sandbox).messages[2]?.content;
+    expect(results).toEqual([expect.objectContaining({ tool_use_id: "slow", is_error: true })]);
+  });
+});
+
+describe("interrupting a one-shot run", () => {
+  it.each(["SIGINT", "SIGTERM"] as const)(
+    "ends cleanly with 130 on %s and leaves a valid session",
+    async (signal) => {
+      const model = await startFakeModel("anthropic");
+      model.script([reply(bash("long", "sleep 30"))]);
+      const sandbox = freshSandbox();
+      const started = Date.now();
+      const run = runCli(["sleep for a while"], {
+        env: { ...sandbox.env, ...model.env() },
+        cwd: sandbox.workspace,
+        onSpawn: (child) => {
+          const poll = setInterval(() => {
+            const session = (() => {
+              try {
+                return onlySession(sandbox);
+              } catch {
+                return undefined;
+              }
+            })();
+            if (session && session.messages.length >= 2) {
+              clearInterval(poll);
+              setTimeout(() => child.kill(signal), 200);
+            }
+          }, 20);
+        },
+      });
+      const { code } = await run;
+      await model.close();
+      expect(code).toBe(130);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      const session = onlySession(sandbox);
+      expect(session.messages.at(-1)?.content).toEqual([
+        expect.objectContaining({ tool_use_id: "long", is_error: true }),
+      ]);
+      expect(session.entries.at(-1)).toMatchObject({ type: "stop", reason: "interrupted" });
+    },
+  );
+});
