@@ -78,7 +78,7 @@ export async function startSession(
   );
   for (const message of resumed?.added ?? []) writer.recordMessage(message);
 
-  const provider = createProvider(resolved, {
+  const provider = await createProvider(resolved, {
     onRepair: (description) => {
       writer.recordRepair(description);
       if (io.readline) process.stderr.write(`agentloop: repaired the history: ${description}\n`);

@@ -19,7 +19,10 @@ const interrupted: Message[] = [
   { role: "assistant", content: [bash("call_1", "ls")] },
 ];
 
-function build(choice: Parameters<typeof resolveProvider>[0], repairs: string[] = []): Provider {
+function build(
+  choice: Parameters<typeof resolveProvider>[0],
+  repairs: string[] = [],
+): Promise<Provider> {
   const resolved = resolveProvider(choice);
   if (resolved instanceof ConfigError) throw resolved;
   return createProvider(resolved, { onRepair: (repair) => repairs.push(repair) });
@@ -36,7 +39,7 @@ describe("creating the provider a configuration names", () => {
     closers.push(() => fake.close());
     fake.script([{ kind: "reply", content: [{ type: "text", text: "hello from claude" }] }]);
     const repairs: string[] = [];
-    const provider = build(
+    const provider = await build(
       { env: { ANTHROPIC_API_KEY: "sk-ant", ANTHROPIC_BASE_URL: fake.url, MODEL_ID: "claude-t" } },
       repairs,
     );
@@ -55,7 +58,7 @@ describe("creating the provider a configuration names", () => {
     closers.push(() => fake.close());
     fake.script([{ kind: "reply", content: [{ type: "text", text: "hello from ollama" }] }]);
     const repairs: string[] = [];
-    const provider = build(
+    const provider = await build(
       { provider: "ollama", model: "qwen2.5-coder", baseURL: fake.url, env: {} },
       repairs,
     );
@@ -73,7 +76,7 @@ describe("creating the provider a configuration names", () => {
     const fake = await startFakeOpenAI();
     closers.push(() => fake.close());
     fake.script([{ kind: "reply", content: [{ type: "text", text: "ok" }] }]);
-    const provider = build({ env: { OPENAI_API_KEY: "sk-oai", OPENAI_BASE_URL: fake.url } });
+    const provider = await build({ env: { OPENAI_API_KEY: "sk-oai", OPENAI_BASE_URL: fake.url } });
     await send(provider, [{ role: "user", content: "hi" }]);
     expect(provider).toMatchObject({ name: "openai", model: "gpt-5" });
     expect(fake.requests[0]?.headers.authorization).toBe("Bearer sk-oai");

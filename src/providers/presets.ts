@@ -3,9 +3,7 @@
 // `agentloop --provider ollama --model qwen2.5-coder` needs nothing else.
 
 import { ConfigError } from "../errors.js";
-import { createAnthropicProvider } from "./anthropic.js";
-import { createOpenAIProvider } from "./openai.js";
-import { isLocalURL } from "./openai-errors.js";
+import { isLocalURL } from "./network-errors.js";
 import type { Provider } from "./provider.js";
 
 export type WireProtocol = "anthropic" | "openai";
@@ -139,9 +137,13 @@ export interface ProviderHooks {
   onRepair?: (description: string) => void;
 }
 
-export function createProvider(resolved: ResolvedProvider, hooks: ProviderHooks = {}): Provider {
+export async function createProvider(
+  resolved: ResolvedProvider,
+  hooks: ProviderHooks = {},
+): Promise<Provider> {
   switch (resolved.protocol) {
-    case "anthropic":
+    case "anthropic": {
+      const { createAnthropicProvider } = await import("./anthropic.js");
       return createAnthropicProvider({
         // resolveProvider never lets an Anthropic preset through without its key.
         apiKey: resolved.apiKey ?? "",
@@ -149,7 +151,9 @@ export function createProvider(resolved: ResolvedProvider, hooks: ProviderHooks 
         model: resolved.model,
         onRepair: hooks.onRepair,
       });
-    case "openai":
+    }
+    case "openai": {
+      const { createOpenAIProvider } = await import("./openai.js");
       return createOpenAIProvider({
         apiKey: resolved.apiKey,
         baseURL: resolved.baseURL,
@@ -158,5 +162,6 @@ export function createProvider(resolved: ResolvedProvider, hooks: ProviderHooks 
         apiKeyEnv: resolved.apiKeyEnv,
         onRepair: hooks.onRepair,
       });
+    }
   }
 }
