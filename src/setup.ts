@@ -125,8 +125,6 @@ interface ToolSetup {
 /** The bash tool under the chosen permission mode: sandboxed, redacted, asked about. */
 async function createTools(setup: ToolSetup): Promise<Toolbox> {
   const { options, mode } = setup;
-  // Loading the parser's WebAssembly takes a while: do it while the rest starts up.
-  const parserReady = initShellParser();
   const rules = await loadPermissionRules({ workspace: options.cwd, env: setup.env });
   const bashOptions: BashOptions = {
     cwd: options.cwd,
@@ -164,7 +162,8 @@ async function createTools(setup: ToolSetup): Promise<Toolbox> {
     scratch: scratch ? [scratch] : [],
   });
   const toolbox = createToolbox([bash], async (call, tool) => {
-    await parserReady;
+    // Loaded on the first call rather than at start-up, where it would delay the first request.
+    await initShellParser();
     return checkPermission(call, tool);
   });
   return {
