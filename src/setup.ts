@@ -15,12 +15,13 @@ import {
   isReadOnlyCommand,
   loadPermissionRules,
   type PermissionMode,
+  type PermissionRules,
   parsePermissionMode,
   sandboxFor,
 } from "./permissions.js";
 import { createProvider, resolveProvider } from "./providers/presets.js";
 import { findSessionToResume } from "./resume.js";
-import { checkSandbox, createSandbox } from "./sandbox.js";
+import { checkSandbox, createSandbox, type SandboxOptions } from "./sandbox.js";
 import { createRedactor, secretValues } from "./secrets.js";
 import {
   newSessionId,
@@ -78,12 +79,6 @@ export async function startSession(
   );
   for (const message of resumed?.added ?? []) writer.recordMessage(message);
 
-  const provider = await createProvider(resolved, {
-    onRepair: (description) => {
-      writer.recordRepair(description);
-      if (io.readline) process.stderr.write(`agentloop: repaired the history: ${description}\n`);
-    },
-  });
   const interactive = io.readline !== undefined;
   const mode = options.permissionMode
     ? parsePermissionMode(options.permissionMode)
@@ -93,14 +88,30 @@ export async function startSession(
       "permission mode yolo: commands run without a sandbox and without asking. Deny rules still apply.",
     );
   }
-  const toolbox = await createTools({
-    options,
-    mode,
-    env,
-    stateDirectory: join(directory, ".."),
-    readline: io.readline,
-    keyVariable: resolved.apiKeyEnv,
-  });
+  // Tools first: the sandbox's trial run starts at once and goes on while the SDK loads.
+  const [tools, model] = await Promise.allSettled([
+    createTools({
+      options,
+      mode,
+      env,
+      stateDirectory: join(directory, ".."),
+      readline: io.readline,
+      keyVariable: resolved.apiKeyEnv,
+    }),
+    createProvider(resolved, {
+      onRepair: (description) => {
+        writer.recordRepair(description);
+        if (io.readline) process.stderr.write(`agentloop: repaired the history: ${description}\n`);
+      },
+    }),
+  ]);
+  if (model.status === "rejected") {
+    if (tools.status === "fulfilled") await tools.value.dispose();
+    throw model.reason;
+  }
+  if (tools.status === "rejected") throw tools.reason;
+  const provider = model.value;
+  const toolbox = tools.value;
   const session = createAgentSession({
     provider,
     toolbox,
@@ -125,7 +136,6 @@ interface ToolSetup {
 /** The bash tool under the chosen permission mode: sandboxed, redacted, asked about. */
 async function createTools(setup: ToolSetup): Promise<Toolbox> {
   const { options, mode } = setup;
-  const rules = await loadPermissionRules({ workspace: options.cwd, env: setup.env });
   const bashOptions: BashOptions = {
     cwd: options.cwd,
     secretNames: setup.keyVariable ? [setup.keyVariable] : [],
@@ -133,22 +143,33 @@ async function createTools(setup: ToolSetup): Promise<Toolbox> {
   };
   const shape = sandboxFor(mode);
   let scratch: string | undefined;
+  let sandbox: SandboxOptions | undefined;
   if (shape) {
     // Outside /tmp, which the sandbox replaces, so it is visible inside at the same path.
     const scratchRoot = join(setup.stateDirectory, "scratch");
     mkdirSync(scratchRoot, { recursive: true, mode: 0o700 });
     scratch = mkdtempSync(join(scratchRoot, "run-"));
-    const sandbox = {
+    sandbox = {
       workspace: options.cwd,
       writable: shape.writable,
       allowNetwork: options.allowNetwork,
       tmpDir: scratch,
     };
-    const check = await checkSandbox(sandbox);
-    if (!check.ok) {
-      rmSync(scratch, { recursive: true, force: true });
-      throw new ConfigError(check.reason);
-    }
+  }
+  let rules: PermissionRules;
+  try {
+    // Started before anything is awaited, so that the sandbox's trial run overlaps the rest.
+    const [loaded, check] = await Promise.all([
+      loadPermissionRules({ workspace: options.cwd, env: setup.env }),
+      sandbox ? checkSandbox(sandbox) : { ok: true as const },
+    ]);
+    if (!check.ok) throw new ConfigError(check.reason);
+    rules = loaded;
+  } catch (error) {
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+    throw error;
+  }
+  if (sandbox) {
     bashOptions.wrap = createSandbox(sandbox).wrap;
     bashOptions.tempDir = scratch;
   }
