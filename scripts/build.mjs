@@ -30,6 +30,9 @@ await build({
   outdir: "dist",
   splitting: true,
   chunkNames: "chunks/[name]-[hash]",
+  // Less source to read and to hold in memory; names stay, so stack traces stay readable.
+  minifyWhitespace: true,
+  minifySyntax: true,
   banner: { js: `#!/usr/bin/env node\n${shared.banner.js}` },
   // The viewer page's script travels inside the CLI as a string (src/viewer/page-script.ts).
   define: {
