@@ -63,6 +63,9 @@ async function run(options: RunOptions): Promise<number> {
     ? createInterface({ input: process.stdin, output: process.stdout, terminal: true })
     : undefined;
   const { session, sessionPath, notices } = await startSession(options, { readline });
+  // Start-up has loaded what it needs. From here on a larger young generation would only hold
+  // each turn's garbage longer: keep it at the size it has (V8 reads this when it would grow).
+  setFlagsFromString("--semi-space-growth-factor=1");
   for (const notice of notices) process.stderr.write(`agentloop: ${notice}\n`);
 
   if (readline) {
