@@ -16,7 +16,13 @@ import { ConfigError } from "../errors.js";
 import type { AssistantBlock, Message, StopReason } from "../messages.js";
 import { prepareForRequest } from "../transcript.js";
 import { classifyAnthropicError } from "./anthropic-errors.js";
-import type { ModelReply, Provider, StreamEvent, ToolDefinition } from "./provider.js";
+import type {
+  ModelReply,
+  ModelRequest,
+  Provider,
+  StreamEvent,
+  ToolDefinition,
+} from "./provider.js";
 import { type RetryPolicy, withRetries } from "./retry.js";
 
 export interface AnthropicProviderOptions {
@@ -48,23 +54,34 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
     name: "anthropic",
     model: options.model,
     async *stream(request) {
-      const { messages, repairs } = prepareForRequest(request.messages);
-      for (const repair of repairs) options.onRepair?.(repair);
-      const params: MessageCreateParamsBase = {
-        model: options.model,
-        max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
-        ...(request.system && {
-          system: [{ type: "text", text: request.system, cache_control: EPHEMERAL }],
-        }),
-        ...(request.tools.length > 0 && { tools: toolsWithBreakpoint(request.tools) }),
-        messages: messagesWithBreakpoint(messages),
-      };
+      const params = messagesRequestBody(request, options);
       return yield* withRetries((signal, alive) => streamOnce(client, params, signal, alive), {
         signal: request.signal,
         policy: options.retryPolicy,
         classify: (error) => classifyAnthropicError(error, target),
       });
     },
+  };
+}
+
+/**
+ * The Messages API body for one request: the repaired transcript with cache breakpoints. Each
+ * repair is reported to `onRepair`. Exported so tests can check the exact wire form in-process.
+ */
+export function messagesRequestBody(
+  request: ModelRequest,
+  options: Pick<AnthropicProviderOptions, "model" | "maxTokens" | "onRepair">,
+): MessageCreateParamsBase {
+  const { messages, repairs } = prepareForRequest(request.messages);
+  for (const repair of repairs) options.onRepair?.(repair);
+  return {
+    model: options.model,
+    max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
+    ...(request.system && {
+      system: [{ type: "text", text: request.system, cache_control: EPHEMERAL }],
+    }),
+    ...(request.tools.length > 0 && { tools: toolsWithBreakpoint(request.tools) }),
+    messages: messagesWithBreakpoint(messages),
   };
 }
 
