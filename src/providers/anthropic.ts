@@ -176,7 +176,8 @@ function toolsWithBreakpoint(tools: ToolDefinition[]): AnthropicTool[] {
 }
 
 function messagesWithBreakpoint(messages: Message[]): MessageParam[] {
-  return messages.map((message, index): MessageParam => {
+  return messages.map((original, index): MessageParam => {
+    const message = withObjectInputs(original);
     if (index !== messages.length - 1) return message as MessageParam;
     const blocks = (
       typeof message.content === "string"
@@ -187,4 +188,22 @@ function messagesWithBreakpoint(messages: Message[]): MessageParam[] {
     const content = [...blocks.slice(0, -1), { ...last, cache_control: EPHEMERAL }];
     return { role: message.role, content } as MessageParam;
   });
+}
+
+/**
+ * The API takes only a JSON object as a tool call's input. Another provider may have recorded
+ * the raw text of arguments that were not JSON (a resumed session); such a call goes as `{}`,
+ * and its error result already tells the model what was wrong with it.
+ */
+function withObjectInputs(message: Message): Message {
+  if (message.role === "user") return message;
+  const isObject = (input: unknown) =>
+    typeof input === "object" && input !== null && !Array.isArray(input);
+  if (message.content.every((block) => block.type !== "tool_use" || isObject(block.input))) {
+    return message;
+  }
+  const content = message.content.map((block) =>
+    block.type === "tool_use" && !isObject(block.input) ? { ...block, input: {} } : block,
+  );
+  return { role: "assistant", content };
 }
