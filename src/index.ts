@@ -1,5 +1,11 @@
-// The library API: the same loop, tools and providers the CLI uses.
+// The library API: the same loop, tools, providers and safety pieces the CLI uses.
 
+export {
+  type AgentSession,
+  type AgentSessionOptions,
+  createAgentSession,
+} from "./agent-session.js";
+export { ConfigError, ProviderError, type ProviderErrorKind } from "./errors.js";
 export type { LoopEvent, LoopStop, LoopStopReason, TransitionReason } from "./events.js";
 export {
   agentLoop,
@@ -10,6 +16,20 @@ export {
   runOneTurn,
 } from "./loop.js";
 export * from "./messages.js";
+export {
+  createPermissionCheck,
+  initShellParser,
+  isReadOnlyCommand,
+  type PermissionMode,
+} from "./permissions.js";
+export { type AnthropicProviderOptions, createAnthropicProvider } from "./providers/anthropic.js";
+export { createOpenAIProvider, type OpenAIProviderOptions } from "./providers/openai.js";
+export {
+  createProvider,
+  PRESET_NAMES,
+  type ResolvedProvider,
+  resolveProvider,
+} from "./providers/presets.js";
 export type {
   ModelReply,
   ModelRequest,
@@ -17,6 +37,16 @@ export type {
   StreamEvent,
   ToolDefinition,
 } from "./providers/provider.js";
+export { checkSandbox, createSandbox, type SandboxOptions } from "./sandbox.js";
+export {
+  listSessions,
+  newSessionId,
+  openSessionWriter,
+  readSession,
+  type SessionWriter,
+  sessionsDirectory,
+} from "./session.js";
+export { buildSystemPrompt } from "./system-prompt.js";
 export { type BashInput, type BashOptions, createBashTool, runBash } from "./tools/bash.js";
 export { buildCommandEnv, type CommandEnvOptions } from "./tools/command-env.js";
 export { ShellSession } from "./tools/shell-session.js";

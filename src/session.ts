@@ -3,7 +3,16 @@
 // on disk before the next request is sent, and appending costs the same however long the
 // session is.
 
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  writeSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { LoopEvent, LoopStopReason, TransitionReason } from "./events.js";
@@ -62,9 +71,10 @@ export function openSessionWriter(
 ): SessionWriter {
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   const path = join(directory, `${header.id}.jsonl`);
-  const fd = openSync(path, "a", 0o600);
+  const fd = openSync(path, "a+", 0o600);
   const append = (line: object) => writeSync(fd, `${JSON.stringify(line)}\n`);
-  if (!options.resume) append(header);
+  if (options.resume) endCutOffLine(fd);
+  else append(header);
   const at = () => new Date().toISOString();
 
   return {
@@ -104,6 +114,15 @@ export function openSessionWriter(
     },
     close: () => closeSync(fd),
   };
+}
+
+/** A run killed while writing leaves its last line cut off; what comes next must not join it. */
+function endCutOffLine(fd: number): void {
+  const size = fstatSync(fd).size;
+  if (size === 0) return;
+  const last = Buffer.alloc(1);
+  readSync(fd, last, 0, 1, size - 1);
+  if (last.toString() !== "\n") writeSync(fd, "\n");
 }
 
 export interface SessionProblem {

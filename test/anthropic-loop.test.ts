@@ -116,4 +116,47 @@ describe("the agent loop on the Anthropic provider", () => {
     expect(accepted()).toBe(true);
     expect(repairs).toEqual([]);
   });
+
+  it("answers malformed tool input with an error the model reads, and runs nothing", async () => {
+    fake.script([
+      reply(
+        toolUse("toolu_m1", "bash", { cmd: "touch should-not-exist" }),
+        toolUse("toolu_m2", "python", { code: "print(1)" }),
+      ),
+      reply(text("I will use the right field.")),
+    ]);
+    const state = createLoopState([{ role: "user", content: "go" }]);
+    const { stop } = await runLoop(state);
+    expect(stop.reason).toBe("end_turn");
+    expect(accepted()).toBe(true);
+    expect(existsSync(join(workdir, "should-not-exist"))).toBe(false);
+    expect(lastMessageOf(1)).toMatchObject({
+      role: "user",
+      content: [
+        { type: "tool_result", tool_use_id: "toolu_m1", is_error: true },
+        { type: "tool_result", tool_use_id: "toolu_m2", is_error: true },
+      ],
+    });
+    expect(JSON.stringify(lastMessageOf(1))).toMatch(
+      /required field \\"command\\" is missing.*Unknown tool \\"python\\"/,
+    );
+  });
+
+  it("keeps the conversation valid when the model repeats a tool_use id in one reply", async () => {
+    fake.script([
+      reply(
+        toolUse("toolu_dup", "bash", { command: "echo one" }),
+        toolUse("toolu_dup", "bash", { command: "echo two" }),
+      ),
+      reply(text("Both ran.")),
+    ]);
+    const repairs: string[] = [];
+    const state = createLoopState([{ role: "user", content: "go" }]);
+    const { stop } = await runLoop(state, { repairs });
+    expect(stop).toMatchObject({ reason: "end_turn", finalText: "Both ran." });
+    expect(accepted()).toBe(true);
+    expect(repairs.join(" ")).toMatch(/toolu_dup/);
+    const results = lastMessageOf(1)?.content as unknown as { content: string }[];
+    expect(results.map((result) => result.content.split("\n")[0])).toEqual(["one", "two"]);
+  });
 });

@@ -163,6 +163,28 @@ describe("the Anthropic provider", () => {
     ]);
   });
 
+  it("sends a tool input that is not a JSON object, as another provider may record, as {}", async () => {
+    // An OpenAI-compatible model's arguments that are not JSON stay the raw string in the
+    // history; a session resumed with --provider anthropic must still be accepted.
+    fake.script([reply(text("I will send JSON next time."))]);
+    const rawCall = { type: "tool_use" as const, id: "call_1", name: "bash", input: "ls -la" };
+    const messages: Message[] = [
+      { role: "user", content: "list the files" },
+      { role: "assistant", content: [rawCall] },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "call_1", content: "not JSON", is_error: true },
+        ],
+      },
+    ];
+    const { reply: answer } = await ask(providerFor(fake), messages);
+    expect(answer?.stopReason).toBe("end_turn");
+    expect(fake.requests[0]?.status).toBe(200);
+    expect(fake.requests[0]?.body.messages[1]?.content).toEqual([{ ...rawCall, input: {} }]);
+    expect(messages[1]?.content).toEqual([rawCall]);
+  });
+
   it("refuses to start without an API key, naming the variable", () => {
     expect(() => createAnthropicProvider({ apiKey: "", model: "m" })).toThrow(ConfigError);
     expect(() => createAnthropicProvider({ apiKey: "", model: "m" })).toThrow(/ANTHROPIC_API_KEY/);

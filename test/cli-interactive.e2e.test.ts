@@ -2,7 +2,8 @@
 // at the terminal, against the fake Anthropic server.
 
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CLI,
@@ -105,6 +106,39 @@ describe("the REPL in a terminal", () => {
     expect(await terminal.exited).toBe(130);
     const results = onlySession(sandbox).messages[2]?.content;
     expect(results).toEqual([expect.objectContaining({ tool_use_id: "slow", is_error: true })]);
+  });
+});
+
+describe("asking for permission at the terminal", () => {
+  it("asks before a command that may write, and passes a refusal with its reason to the model", async () => {
+    const model = await startFakeModel("anthropic");
+    model.script([
+      reply(bash("w1", "touch first.txt")),
+      reply(bash("w2", "touch second.txt")),
+      reply(text("One file made, one refused.")),
+    ]);
+    const sandbox = freshSandbox();
+    const terminal = openTerminal({ ...sandbox.env, ...model.env() }, sandbox.workspace);
+    await terminal.waitFor(/› /);
+    terminal.type("make two files\r");
+    await terminal.waitFor(/touch first\.txt[\s\S]*Allow\?/);
+    terminal.type("y\r");
+    const mark = terminal.output().length;
+    await terminal.waitFor(/touch second\.txt[\s\S]*Allow\?/, mark);
+    terminal.type("n not that one\r");
+    await terminal.waitFor(/One file made, one refused\.[\s\S]*› /);
+    terminal.type("exit\r");
+    expect(await terminal.exited).toBe(0);
+    await model.close();
+
+    expect(existsSync(join(sandbox.workspace, "first.txt"))).toBe(true);
+    expect(existsSync(join(sandbox.workspace, "second.txt"))).toBe(false);
+    const refusal = onlySession(sandbox).messages[4]?.content as {
+      content: string;
+      is_error: boolean;
+    }[];
+    expect(refusal[0]).toMatchObject({ is_error: true });
+    expect(refusal[0]?.content).toMatch(/not that one/);
   });
 });
 

@@ -1,7 +1,7 @@
 // The built CLI, run as a real subprocess against a fake model server speaking the real wire
 // protocol through the official SDKs. The same specifications hold for both providers.
 
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -249,5 +249,88 @@ describe("agentloop sessions", () => {
     expect(listing.stdout).toContain(onlySession(sandbox).header?.id as string);
     expect(listing.stdout).toContain("list me please");
     expect(existsSync(onlySession(sandbox).path)).toBe(true);
+  });
+});
+
+describe("agentloop safety, end to end", () => {
+  let model: FakeModel;
+  beforeAll(async () => {
+    model = await startFakeModel("anthropic");
+  });
+  afterAll(() => model.close());
+
+  /** A directory beside the workspace that a careless command could destroy. */
+  function precious() {
+    // Outside /tmp too, which the sandbox replaces: the file must be visible and still safe.
+    const outside = mkdtempSync("/var/tmp/agentloop-precious-");
+    writeFileSync(join(outside, "thesis.txt"), "years of work");
+    return outside;
+  }
+
+  it("in ask mode without a terminal, denies a destructive command and tells the model", async () => {
+    const sandbox = freshSandbox();
+    const outside = precious();
+    model.script([
+      reply(bash("rm1", `echo ok && rm -rf ${outside}`)),
+      reply(text("I was not allowed.")),
+    ]);
+    const { code, stdout } = await runCli(["--permission-mode", "ask", "clean up"], {
+      env: { ...sandbox.env, ...model.env() },
+      cwd: sandbox.workspace,
+    });
+    expect(code).toBe(0);
+    expect(stdout).toBe("I was not allowed.\n");
+    expect(readFileSync(join(outside, "thesis.txt"), "utf8")).toBe("years of work");
+    const result = onlySession(sandbox).messages[2]?.content as {
+      content: string;
+      is_error: boolean;
+    }[];
+    expect(result[0]?.is_error).toBe(true);
+    expect(result[0]?.content).toMatch(/deletes recursively outside the workspace/);
+  });
+
+  it("in ask mode without a terminal, denies any command it cannot prove read-only and says how to change that", async () => {
+    const sandbox = freshSandbox();
+    model.script([reply(bash("t1", "touch new-file")), reply(text("Could not write."))]);
+    const { code } = await runCli(["--permission-mode", "ask", "make a file"], {
+      env: { ...sandbox.env, ...model.env() },
+      cwd: sandbox.workspace,
+    });
+    expect(code).toBe(0);
+    expect(existsSync(join(sandbox.workspace, "new-file"))).toBe(false);
+    const result = onlySession(sandbox).messages[2]?.content as { content: string }[];
+    expect(result[0]?.content).toMatch(/--permission-mode/);
+  });
+
+  it("in auto mode, runs the command in the sandbox where it cannot touch anything outside the workspace", async () => {
+    const sandbox = freshSandbox();
+    const outside = precious();
+    model.script([
+      reply(bash("w1", `echo inside > made-here.txt; echo overwritten > ${outside}/thesis.txt`)),
+      reply(text("Done what I could.")),
+    ]);
+    const { code } = await runCli(["--permission-mode", "auto", "write things"], {
+      env: { ...sandbox.env, ...model.env() },
+      cwd: sandbox.workspace,
+    });
+    expect(code).toBe(0);
+    expect(readFileSync(join(sandbox.workspace, "made-here.txt"), "utf8")).toBe("inside\n");
+    expect(readFileSync(join(outside, "thesis.txt"), "utf8")).toBe("years of work");
+    const result = onlySession(sandbox).messages[2]?.content as { content: string }[];
+    expect(result[0]?.content).toMatch(/Read-only file system/);
+  });
+
+  it("never passes the agent's API key to the commands it runs", async () => {
+    const sandbox = freshSandbox();
+    model.script([
+      reply(bash("env1", "env | grep -c sk-ant-test-key || true")),
+      reply(text("checked")),
+    ]);
+    await runCli(["--permission-mode", "yolo", "look at env"], {
+      env: { ...sandbox.env, ...model.env() },
+      cwd: sandbox.workspace,
+    });
+    const result = onlySession(sandbox).messages[2]?.content as { content: string }[];
+    expect(result[0]?.content).toMatch(/^0\n/);
   });
 });

@@ -115,6 +115,24 @@ describe("resuming", () => {
     expect(resumed.messages).toHaveLength(3);
   });
 
+  it("keeps what a resumed run writes apart from a line the killed run left cut off", () => {
+    const dir = mkdtempSync(join(tmpdir(), "agentloop-sessions-"));
+    const first = openSessionWriter(dir, header("torn", "/p"));
+    first.recordMessage({ role: "user", content: "one" });
+    first.close();
+    appendFileSync(join(dir, "torn.jsonl"), '{"type":"message","at":"2026-');
+    const resumed = findSessionToResume(dir, "/p", { id: "torn" });
+    const second = openSessionWriter(dir, resumed.header, { resume: true });
+    second.recordMessage({ role: "user", content: "two" });
+    second.close();
+    const read = parseSession(readFileSync(join(dir, "torn.jsonl"), "utf8"));
+    expect(read.messages).toEqual([
+      { role: "user", content: "one" },
+      { role: "user", content: "two" },
+    ]);
+    expect(read.problems).toEqual([{ line: 3, reason: "the line is not valid JSON" }]);
+  });
+
   it("continues the latest session of this directory and says clearly when there is none", () => {
     const dir = mkdtempSync(join(tmpdir(), "agentloop-sessions-"));
     expect(() => findSessionToResume(dir, "/p", { latest: true })).toThrow(

@@ -16,7 +16,13 @@ import { ConfigError } from "../errors.js";
 import type { AssistantBlock, Message, StopReason } from "../messages.js";
 import { prepareForRequest } from "../transcript.js";
 import { classifyAnthropicError } from "./anthropic-errors.js";
-import type { ModelReply, Provider, StreamEvent, ToolDefinition } from "./provider.js";
+import type {
+  ModelReply,
+  ModelRequest,
+  Provider,
+  StreamEvent,
+  ToolDefinition,
+} from "./provider.js";
 import { type RetryPolicy, withRetries } from "./retry.js";
 
 export interface AnthropicProviderOptions {
@@ -48,23 +54,34 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
     name: "anthropic",
     model: options.model,
     async *stream(request) {
-      const { messages, repairs } = prepareForRequest(request.messages);
-      for (const repair of repairs) options.onRepair?.(repair);
-      const params: MessageCreateParamsBase = {
-        model: options.model,
-        max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
-        ...(request.system && {
-          system: [{ type: "text", text: request.system, cache_control: EPHEMERAL }],
-        }),
-        ...(request.tools.length > 0 && { tools: toolsWithBreakpoint(request.tools) }),
-        messages: messagesWithBreakpoint(messages),
-      };
+      const params = messagesRequestBody(request, options);
       return yield* withRetries((signal, alive) => streamOnce(client, params, signal, alive), {
         signal: request.signal,
         policy: options.retryPolicy,
         classify: (error) => classifyAnthropicError(error, target),
       });
     },
+  };
+}
+
+/**
+ * The Messages API body for one request: the repaired transcript with cache breakpoints. Each
+ * repair is reported to `onRepair`. Exported so tests can check the exact wire form in-process.
+ */
+export function messagesRequestBody(
+  request: ModelRequest,
+  options: Pick<AnthropicProviderOptions, "model" | "maxTokens" | "onRepair">,
+): MessageCreateParamsBase {
+  const { messages, repairs } = prepareForRequest(request.messages);
+  for (const repair of repairs) options.onRepair?.(repair);
+  return {
+    model: options.model,
+    max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
+    ...(request.system && {
+      system: [{ type: "text", text: request.system, cache_control: EPHEMERAL }],
+    }),
+    ...(request.tools.length > 0 && { tools: toolsWithBreakpoint(request.tools) }),
+    messages: messagesWithBreakpoint(messages),
   };
 }
 
@@ -159,7 +176,8 @@ function toolsWithBreakpoint(tools: ToolDefinition[]): AnthropicTool[] {
 }
 
 function messagesWithBreakpoint(messages: Message[]): MessageParam[] {
-  return messages.map((message, index): MessageParam => {
+  return messages.map((original, index): MessageParam => {
+    const message = withObjectInputs(original);
     if (index !== messages.length - 1) return message as MessageParam;
     const blocks = (
       typeof message.content === "string"
@@ -170,4 +188,22 @@ function messagesWithBreakpoint(messages: Message[]): MessageParam[] {
     const content = [...blocks.slice(0, -1), { ...last, cache_control: EPHEMERAL }];
     return { role: message.role, content } as MessageParam;
   });
+}
+
+/**
+ * The API takes only a JSON object as a tool call's input. Another provider may have recorded
+ * the raw text of arguments that were not JSON (a resumed session); such a call goes as `{}`,
+ * and its error result already tells the model what was wrong with it.
+ */
+function withObjectInputs(message: Message): Message {
+  if (message.role === "user") return message;
+  const isObject = (input: unknown) =>
+    typeof input === "object" && input !== null && !Array.isArray(input);
+  if (message.content.every((block) => block.type !== "tool_use" || isObject(block.input))) {
+    return message;
+  }
+  const content = message.content.map((block) =>
+    block.type === "tool_use" && !isObject(block.input) ? { ...block, input: {} } : block,
+  );
+  return { role: "assistant", content };
 }

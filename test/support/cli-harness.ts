@@ -1,13 +1,13 @@
 // Runs the built CLI (dist/cli.js) as a real subprocess against a fake model server, in a
 // throwaway home and workspace, and collects what it printed and how it exited.
 
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseSession, type SessionContents } from "../../src/session.js";
 import { type FakeAnthropic, type FakeTurn, startFakeAnthropic } from "./fake-anthropic-server.js";
 import { type FakeOpenAI, startFakeOpenAI } from "./fake-openai-server.js";
+import { type ProcessOptions, type ProcessRun, runProcess } from "./run-process.js";
 
 export const CLI = resolve(import.meta.dirname, "../../dist/cli.js");
 
@@ -69,34 +69,10 @@ export function freshSandbox(): Sandbox {
   return { home, workspace, env };
 }
 
-export interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type { ProcessOptions as CliOptions, ProcessRun as CliRun } from "./run-process.js";
 
-export interface CliOptions {
-  env: Record<string, string>;
-  cwd: string;
-  input?: string;
-  onSpawn?: (child: ChildProcess) => void;
-}
-
-export function runCli(args: string[], options: CliOptions): Promise<CliRun> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: options.cwd,
-      env: options.env,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.stdin.end(options.input ?? "");
-    options.onSpawn?.(child);
-    child.on("close", (code) => done({ code, stdout, stderr }));
-  });
+export function runCli(args: string[], options: ProcessOptions): Promise<ProcessRun> {
+  return runProcess(process.execPath, [CLI, ...args], options);
 }
 
 /** The only session file written in this sandbox, read back. */

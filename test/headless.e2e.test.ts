@@ -1,0 +1,117 @@
+// The headless contract: json and stream-json outputs checked against the JSON schemas in
+// schemas/, and the exit code and subtype for every way a run can end.
+
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { Ajv } from "ajv";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeModel, freshSandbox, runCli, startFakeModel } from "./support/cli-harness.js";
+import { type FakeTurn, reply, text, toolUse } from "./support/fake-anthropic-server.js";
+
+const schema = (name: string) =>
+  JSON.parse(readFileSync(resolve(import.meta.dirname, "../schemas", name), "utf8"));
+const ajv = new Ajv({ allErrors: true, strict: false });
+ajv.addSchema(schema("result.schema.json"), "result.schema.json");
+const validResult = ajv.compile({ $ref: "result.schema.json" });
+const validEvent = ajv.compile(schema("stream-event.schema.json"));
+
+function expectValid(validate: typeof validResult, value: unknown) {
+  const ok = validate(value);
+  expect(ok, JSON.stringify({ value, errors: validate.errors }, null, 1)).toBe(true);
+}
+
+const bash = (id: string, command: string) => toolUse(id, "bash", { command });
+
+describe("headless runs", () => {
+  let model: FakeModel;
+  beforeAll(async () => {
+    model = await startFakeModel("anthropic");
+  });
+  afterAll(() => model.close());
+
+  async function headless(turns: FakeTurn[], args: string[], format = "json") {
+    model.script(turns);
+    const sandbox = freshSandbox();
+    const run = await runCli(["--output-format", format, ...args], {
+      env: { ...sandbox.env, ...model.env() },
+      cwd: sandbox.workspace,
+    });
+    model.script([]);
+    return run;
+  }
+
+  it.each([
+    ["success", [reply(bash("a", "echo hi")), reply(text("done"))], [], 0, "success", "end_turn"],
+    [
+      "a refusal",
+      [{ kind: "reply", content: [text("no")], stopReason: "refusal" }],
+      [],
+      1,
+      "error_during_execution",
+      "refusal",
+    ],
+    [
+      "an API that keeps failing",
+      [{ kind: "http_error", status: 400, errorType: "invalid_request_error", message: "bad" }],
+      [],
+      1,
+      "error_during_execution",
+      "error",
+    ],
+    [
+      "the turn limit",
+      [reply(bash("a", "true")), reply(bash("b", "true"))],
+      ["--max-turns", "1"],
+      3,
+      "error_max_turns",
+      "max_turns",
+    ],
+    [
+      "the cost limit",
+      [reply(bash("a", "true")), reply(text("never sent"))],
+      ["--max-cost", "0.0000001"],
+      3,
+      "error_max_cost",
+      "max_cost",
+    ],
+    [
+      "the repeated-call guard",
+      Array.from({ length: 6 }, () => reply(bash("same", "echo same"))),
+      [],
+      3,
+      "error_repeated_call",
+      "repeated_call",
+    ],
+  ] as [string, FakeTurn[], string[], number, string, string][])(
+    "ends with %s: exit code, subtype and stop_reason match, and the object fits the schema",
+    async (_name, turns, args, code, subtype, stopReason) => {
+      const run = await headless(turns, [...args, "the task"]);
+      expect(run.code).toBe(code);
+      const result = JSON.parse(run.stdout);
+      expectValid(validResult, result);
+      expect(result).toMatchObject({ subtype, stop_reason: stopReason, is_error: code !== 0 });
+    },
+  );
+
+  it("prints only schema-valid events in stream-json, ending with a valid result", async () => {
+    const run = await headless(
+      [
+        reply(text("Looking."), bash("s1", "printf 'a\\nb\\n'"), bash("s2", "exit 3")),
+        { kind: "reply", content: [text("Half an ans")], stopReason: "max_tokens" },
+        reply(text("wer.")),
+      ],
+      ["stream please"],
+      "stream-json",
+    );
+    expect(run.code).toBe(0);
+    const lines = run.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    const result = lines.pop();
+    for (const event of lines) expectValid(validEvent, event);
+    expectValid(validResult, result);
+    expect(result.result).toBe("Half an answer.");
+    expect(lines.map((line) => line.type)).toContain("continuation");
+  });
+});
