@@ -19,7 +19,7 @@ import {
   parsePermissionMode,
   sandboxFor,
 } from "./permissions.js";
-import { createProvider, resolveProvider } from "./providers/presets.js";
+import { resolveProvider } from "./providers/presets.js";
 import { findSessionToResume } from "./resume.js";
 import { checkSandbox, createSandbox, type SandboxOptions } from "./sandbox.js";
 import { createRedactor, secretValues } from "./secrets.js";
@@ -88,7 +88,7 @@ export async function startSession(
       "permission mode yolo: commands run without a sandbox and without asking. Deny rules still apply.",
     );
   }
-  // Tools first: the sandbox's trial run starts at once and goes on while the SDK loads.
+  // Tools first: the sandbox's trial run starts at once and goes on while the SDKs load.
   const [tools, model] = await Promise.allSettled([
     createTools({
       options,
@@ -98,12 +98,15 @@ export async function startSession(
       readline: io.readline,
       keyVariable: resolved.apiKeyEnv,
     }),
-    createProvider(resolved, {
-      onRepair: (description) => {
-        writer.recordRepair(description);
-        if (io.readline) process.stderr.write(`agentloop: repaired the history: ${description}\n`);
-      },
-    }),
+    import("./providers/create-provider.js").then(({ createProvider }) =>
+      createProvider(resolved, {
+        onRepair: (description) => {
+          writer.recordRepair(description);
+          if (io.readline)
+            process.stderr.write(`agentloop: repaired the history: ${description}\n`);
+        },
+      }),
+    ),
   ]);
   if (model.status === "rejected") {
     if (tools.status === "fulfilled") await tools.value.dispose();

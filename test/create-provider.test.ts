@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../src/errors.js";
 import type { Message } from "../src/messages.js";
-import { createProvider, resolveProvider } from "../src/providers/presets.js";
+import { createProvider } from "../src/providers/create-provider.js";
+import { resolveProvider } from "../src/providers/presets.js";
 import type { Provider } from "../src/providers/provider.js";
 import { drain } from "./support/drain.js";
 import { startFakeAnthropic } from "./support/fake-anthropic-server.js";
@@ -19,10 +20,7 @@ const interrupted: Message[] = [
   { role: "assistant", content: [bash("call_1", "ls")] },
 ];
 
-function build(
-  choice: Parameters<typeof resolveProvider>[0],
-  repairs: string[] = [],
-): Promise<Provider> {
+function build(choice: Parameters<typeof resolveProvider>[0], repairs: string[] = []): Provider {
   const resolved = resolveProvider(choice);
   if (resolved instanceof ConfigError) throw resolved;
   return createProvider(resolved, { onRepair: (repair) => repairs.push(repair) });
@@ -39,7 +37,7 @@ describe("creating the provider a configuration names", () => {
     closers.push(() => fake.close());
     fake.script([{ kind: "reply", content: [{ type: "text", text: "hello from claude" }] }]);
     const repairs: string[] = [];
-    const provider = await build(
+    const provider = build(
       { env: { ANTHROPIC_API_KEY: "sk-ant", ANTHROPIC_BASE_URL: fake.url, MODEL_ID: "claude-t" } },
       repairs,
     );
@@ -58,7 +56,7 @@ describe("creating the provider a configuration names", () => {
     closers.push(() => fake.close());
     fake.script([{ kind: "reply", content: [{ type: "text", text: "hello from ollama" }] }]);
     const repairs: string[] = [];
-    const provider = await build(
+    const provider = build(
       { provider: "ollama", model: "qwen2.5-coder", baseURL: fake.url, env: {} },
       repairs,
     );
@@ -76,7 +74,7 @@ describe("creating the provider a configuration names", () => {
     const fake = await startFakeOpenAI();
     closers.push(() => fake.close());
     fake.script([{ kind: "reply", content: [{ type: "text", text: "ok" }] }]);
-    const provider = await build({ env: { OPENAI_API_KEY: "sk-oai", OPENAI_BASE_URL: fake.url } });
+    const provider = build({ env: { OPENAI_API_KEY: "sk-oai", OPENAI_BASE_URL: fake.url } });
     await send(provider, [{ role: "user", content: "hi" }]);
     expect(provider).toMatchObject({ name: "openai", model: "gpt-5" });
     expect(fake.requests[0]?.headers.authorization).toBe("Bearer sk-oai");

@@ -4,7 +4,6 @@
 
 import { ConfigError } from "../errors.js";
 import { isLocalURL } from "./network-errors.js";
-import type { Provider } from "./provider.js";
 
 export type WireProtocol = "anthropic" | "openai";
 
@@ -130,38 +129,4 @@ function isHttpURL(text: string): boolean {
 
 function isPresetName(name: string): name is PresetName {
   return Object.hasOwn(PRESETS, name);
-}
-
-export interface ProviderHooks {
-  /** Hears, in one sentence each, every repair made to the transcript before a request. */
-  onRepair?: (description: string) => void;
-}
-
-export async function createProvider(
-  resolved: ResolvedProvider,
-  hooks: ProviderHooks = {},
-): Promise<Provider> {
-  switch (resolved.protocol) {
-    case "anthropic": {
-      const { createAnthropicProvider } = await import("./anthropic.js");
-      return createAnthropicProvider({
-        // resolveProvider never lets an Anthropic preset through without its key.
-        apiKey: resolved.apiKey ?? "",
-        baseURL: resolved.baseURL,
-        model: resolved.model,
-        onRepair: hooks.onRepair,
-      });
-    }
-    case "openai": {
-      const { createOpenAIProvider } = await import("./openai.js");
-      return createOpenAIProvider({
-        apiKey: resolved.apiKey,
-        baseURL: resolved.baseURL,
-        model: resolved.model,
-        name: resolved.preset,
-        apiKeyEnv: resolved.apiKeyEnv,
-        onRepair: hooks.onRepair,
-      });
-    }
-  }
 }
