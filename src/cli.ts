@@ -3,7 +3,6 @@
 
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { setFlagsFromString } from "node:v8";
 import { type CommandLine, parseCommandLine, type RunOptions, USAGE } from "./config.js";
 import { ConfigError } from "./errors.js";
 import { EXIT, isConfigurationError } from "./exit-codes.js";
@@ -11,13 +10,6 @@ import { runOneShot } from "./one-shot.js";
 import { runRepl } from "./repl.js";
 import { listSessions, sessionsDirectory } from "./session.js";
 import { startSession } from "./setup.js";
-
-// tree-sitter-bash is 1.3 MB of WebAssembly parse tables. After the first parses V8 compiles
-// them again with its optimizing compiler, in the background, and holds some 40 MB more while
-// it does, for a parser that reads one short command line per tool call; the baseline code is
-// fast enough (a command is classified in well under a millisecond). V8 reads this flag when
-// it compiles a module, so it applies to the parser, which loads later.
-setFlagsFromString("--liftoff-only");
 
 declare const AGENTLOOP_VERSION: string;
 const VERSION = typeof AGENTLOOP_VERSION === "string" ? AGENTLOOP_VERSION : "development";
@@ -63,9 +55,6 @@ async function run(options: RunOptions): Promise<number> {
     ? createInterface({ input: process.stdin, output: process.stdout, terminal: true })
     : undefined;
   const { session, sessionPath, notices } = await startSession(options, { readline });
-  // Start-up has loaded what it needs. From here on a larger young generation would only hold
-  // each turn's garbage longer: keep it at the size it has (V8 reads this when it would grow).
-  setFlagsFromString("--semi-space-growth-factor=1");
   for (const notice of notices) process.stderr.write(`agentloop: ${notice}\n`);
 
   if (readline) {
