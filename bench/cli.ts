@@ -115,6 +115,7 @@ async function sessionFigures(fake: FakeAnthropic, mode: string): Promise<Figure
   });
   await run.exited;
   const requests = fake.requests.slice(before);
+  if (peakMb === 0) throw new Error(`Could not read the CLI's memory from /proc/<pid>/status.`);
   if (requests.length !== SESSION_TURNS || toolEnds.length !== SESSION_TURNS - 1) {
     throw new Error(
       `The ${mode} session made ${requests.length} requests and ${toolEnds.length} tool calls.`,
