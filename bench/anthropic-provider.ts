@@ -7,16 +7,7 @@ import type { Message } from "../src/messages.js";
 import { createAnthropicProvider } from "../src/providers/anthropic.js";
 import { prepareForRequest } from "../src/transcript.js";
 import { reply, startFakeAnthropic, text } from "../test/support/fake-anthropic-server.js";
-
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-
-function report(name: string, milliseconds: number, targetMs: number) {
-  const verdict = milliseconds <= targetMs ? "ok" : "MISSED";
-  console.log(
-    `${name.padEnd(52)} ${milliseconds.toFixed(2).padStart(8)} ms  (target ≤ ${targetMs} ms) ${verdict}`,
-  );
-}
+import { type Benchmark, type Figure, median, runIfMain } from "./report.js";
 
 /** A valid session of `rounds` tool round trips: the common case, where nothing needs repair. */
 function longSession(rounds: number): Message[] {
@@ -38,33 +29,62 @@ function longSession(rounds: number): Message[] {
   return messages;
 }
 
-const session = longSession(1_000);
-const repairTimes: number[] = [];
-for (let i = 0; i < 50; i += 1) {
-  const started = performance.now();
-  prepareForRequest(session);
-  repairTimes.push(performance.now() - started);
-}
-report("prepareForRequest, 2,001 messages (valid)", median(repairTimes), 5);
+export async function anthropicProviderFigures(): Promise<Figure[]> {
+  const session = longSession(1_000);
+  const repairTimes: number[] = [];
+  for (let i = 0; i < 50; i += 1) {
+    const started = performance.now();
+    prepareForRequest(session);
+    repairTimes.push(performance.now() - started);
+  }
 
-const fake = await startFakeAnthropic();
-fake.script([reply(text("A short answer from the fake server."))], { cycle: true });
-const provider = createAnthropicProvider({ apiKey: "bench", baseURL: fake.url, model: "bench" });
-const firstText: number[] = [];
-const whole: number[] = [];
-for (let i = 0; i < 100; i += 1) {
-  const started = performance.now();
-  const stream = provider.stream({
-    system: "bench",
-    messages: [{ role: "user", content: `question ${i}` }],
-    tools: [],
-    signal: new AbortController().signal,
-  });
-  let first: number | undefined;
-  while (!(await stream.next()).done) first ??= performance.now() - started;
-  firstText.push(first ?? Number.NaN);
-  whole.push(performance.now() - started);
+  const fake = await startFakeAnthropic();
+  fake.script([reply(text("A short answer from the fake server."))], { cycle: true });
+  const provider = createAnthropicProvider({ apiKey: "bench", baseURL: fake.url, model: "bench" });
+  const firstText: number[] = [];
+  const whole: number[] = [];
+  try {
+    for (let i = 0; i < 100; i += 1) {
+      const started = performance.now();
+      const stream = provider.stream({
+        system: "bench",
+        messages: [{ role: "user", content: `question ${i}` }],
+        tools: [],
+        signal: new AbortController().signal,
+      });
+      let first: number | undefined;
+      while (!(await stream.next()).done) first ??= performance.now() - started;
+      firstText.push(first ?? Number.NaN);
+      whole.push(performance.now() - started);
+    }
+  } finally {
+    await fake.close();
+  }
+  return [
+    {
+      name: "prepareForRequest, 2,001 messages (valid)",
+      value: median(repairTimes),
+      unit: "ms",
+      target: 5,
+    },
+    {
+      name: "round trip to first text delta (local fake)",
+      value: median(firstText.slice(10)),
+      unit: "ms",
+      target: 20,
+    },
+    {
+      name: "whole streamed round trip (local fake)",
+      value: median(whole.slice(10)),
+      unit: "ms",
+      target: 25,
+    },
+  ];
 }
-await fake.close();
-report("round trip to first text delta (local fake)", median(firstText.slice(10)), 20);
-report("whole streamed round trip (local fake)", median(whole.slice(10)), 25);
+
+export const anthropicProviderBenchmark: Benchmark = {
+  title: "Anthropic provider (SDK against the local fake)",
+  figures: anthropicProviderFigures,
+};
+
+await runIfMain(anthropicProviderBenchmark, import.meta.url);

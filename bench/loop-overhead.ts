@@ -1,12 +1,11 @@
 // The loop's own work per turn, with a model and a tool that cost nothing: it must stay flat
 // (not grow with the length of the history) and under a millisecond.
 
-import { pathToFileURL } from "node:url";
 import { agentLoop, createLoopState } from "../src/loop.js";
 import { emptyUsage } from "../src/messages.js";
 import type { ModelReply, Provider, StreamEvent } from "../src/providers/provider.js";
 import { createToolbox } from "../src/tools/toolbox.js";
-import { type Figure, printFigures } from "./report.js";
+import { type Benchmark, type Figure, runIfMain } from "./report.js";
 
 function instantModel(turns: number): Provider {
   let request = 0;
@@ -68,6 +67,9 @@ export async function loopOverheadFigures(): Promise<Figure[]> {
   return figures;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  printFigures("Loop overhead (scripted model, no-op tool)", await loopOverheadFigures());
-}
+export const loopOverheadBenchmark: Benchmark = {
+  title: "Loop overhead (scripted model, no-op tool)",
+  figures: loopOverheadFigures,
+};
+
+await runIfMain(loopOverheadBenchmark, import.meta.url);

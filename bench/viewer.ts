@@ -2,14 +2,14 @@
 // export takes to write, the page to load, one step to render and a slider jump to render.
 // Run alone with `npx tsx bench/viewer.ts`, or through bench/run.ts via viewerFigures().
 
-import { mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { runViewCommand } from "../src/viewer/view-command.js";
 import { launchChromium } from "../test/support/chromium.js";
 import { syntheticSession } from "../test/support/synthetic-session.js";
-import { type Figure, printFigures } from "./report.js";
+import { type Benchmark, type Figure, percentile, runIfMain } from "./report.js";
 
 const MESSAGES = 10_000;
 const STEPS = 200;
@@ -17,6 +17,14 @@ const JUMPS = 30;
 
 export async function viewerFigures(): Promise<Figure[]> {
   const dir = mkdtempSync(join(tmpdir(), "agentloop-bench-viewer-"));
+  try {
+    return await measureViewer(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function measureViewer(dir: string): Promise<Figure[]> {
   writeFileSync(join(dir, "long.jsonl"), syntheticSession(MESSAGES));
   const exportPath = join(dir, "long.html");
   const exportOptions = { cwd: dir, sessionId: "long.jsonl", sessionsDir: dir, exportPath };
@@ -79,15 +87,9 @@ export async function viewerFigures(): Promise<Figure[]> {
   }
 }
 
-function percentile(values: number[], fraction: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
-}
+export const viewerBenchmark: Benchmark = {
+  title: "Transcript viewer, 10,000 messages, headless Chromium",
+  figures: viewerFigures,
+};
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const met = printFigures(
-    "Transcript viewer, 10,000 messages, headless Chromium",
-    await viewerFigures(),
-  );
-  if (!met) process.exitCode = 1;
-}
+await runIfMain(viewerBenchmark, import.meta.url);

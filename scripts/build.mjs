@@ -1,7 +1,7 @@
 // Bundles the CLI and the library into dist/ with esbuild, so the CLI starts without
 // resolving hundreds of module files, and emits type declarations for library users.
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { build } from "esbuild";
 import { bundleViewerPage } from "./viewer-page.mjs";
 
@@ -21,10 +21,18 @@ const shared = {
   },
 };
 
+// Split at dynamic imports, so a run loads only the SDK of the provider it talks to (and the
+// viewer only for `agentloop view`): less to compile before the first request.
+rmSync("dist/chunks", { recursive: true, force: true });
 await build({
   ...shared,
   entryPoints: { cli: "src/cli.ts" },
   outdir: "dist",
+  splitting: true,
+  chunkNames: "chunks/[name]-[hash]",
+  // Less source to read and to hold in memory; names stay, so stack traces stay readable.
+  minifyWhitespace: true,
+  minifySyntax: true,
   banner: { js: `#!/usr/bin/env node\n${shared.banner.js}` },
   // The viewer page's script travels inside the CLI as a string (src/viewer/page-script.ts).
   define: {

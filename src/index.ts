@@ -23,13 +23,9 @@ export {
   type PermissionMode,
 } from "./permissions.js";
 export { type AnthropicProviderOptions, createAnthropicProvider } from "./providers/anthropic.js";
+export { createProvider } from "./providers/create-provider.js";
 export { createOpenAIProvider, type OpenAIProviderOptions } from "./providers/openai.js";
-export {
-  createProvider,
-  PRESET_NAMES,
-  type ResolvedProvider,
-  resolveProvider,
-} from "./providers/presets.js";
+export { PRESET_NAMES, type ResolvedProvider, resolveProvider } from "./providers/presets.js";
 export type {
   ModelReply,
   ModelRequest,

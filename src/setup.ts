@@ -4,6 +4,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Interface } from "node:readline";
+import { setFlagsFromString } from "node:v8";
 import { type AgentSession, createAgentSession } from "./agent-session.js";
 import type { RunOptions } from "./config.js";
 import { readDotenv } from "./dotenv.js";
@@ -15,12 +16,13 @@ import {
   isReadOnlyCommand,
   loadPermissionRules,
   type PermissionMode,
+  type PermissionRules,
   parsePermissionMode,
   sandboxFor,
 } from "./permissions.js";
-import { createProvider, resolveProvider } from "./providers/presets.js";
+import { resolveProvider } from "./providers/presets.js";
 import { findSessionToResume } from "./resume.js";
-import { checkSandbox, createSandbox } from "./sandbox.js";
+import { checkSandbox, createSandbox, type SandboxOptions } from "./sandbox.js";
 import { createRedactor, secretValues } from "./secrets.js";
 import {
   newSessionId,
@@ -78,12 +80,6 @@ export async function startSession(
   );
   for (const message of resumed?.added ?? []) writer.recordMessage(message);
 
-  const provider = createProvider(resolved, {
-    onRepair: (description) => {
-      writer.recordRepair(description);
-      if (io.readline) process.stderr.write(`agentloop: repaired the history: ${description}\n`);
-    },
-  });
   const interactive = io.readline !== undefined;
   const mode = options.permissionMode
     ? parsePermissionMode(options.permissionMode)
@@ -93,14 +89,33 @@ export async function startSession(
       "permission mode yolo: commands run without a sandbox and without asking. Deny rules still apply.",
     );
   }
-  const toolbox = await createTools({
-    options,
-    mode,
-    env,
-    stateDirectory: join(directory, ".."),
-    readline: io.readline,
-    keyVariable: resolved.apiKeyEnv,
-  });
+  // Tools first: the sandbox's trial run starts at once and goes on while the SDKs load.
+  const [tools, model] = await Promise.allSettled([
+    createTools({
+      options,
+      mode,
+      env,
+      stateDirectory: join(directory, ".."),
+      readline: io.readline,
+      keyVariable: resolved.apiKeyEnv,
+    }),
+    import("./providers/create-provider.js").then(({ createProvider }) =>
+      createProvider(resolved, {
+        onRepair: (description) => {
+          writer.recordRepair(description);
+          if (io.readline)
+            process.stderr.write(`agentloop: repaired the history: ${description}\n`);
+        },
+      }),
+    ),
+  ]);
+  if (model.status === "rejected") {
+    if (tools.status === "fulfilled") await tools.value.dispose();
+    throw model.reason;
+  }
+  if (tools.status === "rejected") throw tools.reason;
+  const provider = model.value;
+  const toolbox = tools.value;
   const session = createAgentSession({
     provider,
     toolbox,
@@ -125,9 +140,6 @@ interface ToolSetup {
 /** The bash tool under the chosen permission mode: sandboxed, redacted, asked about. */
 async function createTools(setup: ToolSetup): Promise<Toolbox> {
   const { options, mode } = setup;
-  // Loading the parser's WebAssembly takes a while: do it while the rest starts up.
-  const parserReady = initShellParser();
-  const rules = await loadPermissionRules({ workspace: options.cwd, env: setup.env });
   const bashOptions: BashOptions = {
     cwd: options.cwd,
     secretNames: setup.keyVariable ? [setup.keyVariable] : [],
@@ -135,22 +147,33 @@ async function createTools(setup: ToolSetup): Promise<Toolbox> {
   };
   const shape = sandboxFor(mode);
   let scratch: string | undefined;
+  let sandbox: SandboxOptions | undefined;
   if (shape) {
     // Outside /tmp, which the sandbox replaces, so it is visible inside at the same path.
     const scratchRoot = join(setup.stateDirectory, "scratch");
     mkdirSync(scratchRoot, { recursive: true, mode: 0o700 });
     scratch = mkdtempSync(join(scratchRoot, "run-"));
-    const sandbox = {
+    sandbox = {
       workspace: options.cwd,
       writable: shape.writable,
       allowNetwork: options.allowNetwork,
       tmpDir: scratch,
     };
-    const check = await checkSandbox(sandbox);
-    if (!check.ok) {
-      rmSync(scratch, { recursive: true, force: true });
-      throw new ConfigError(check.reason);
-    }
+  }
+  let rules: PermissionRules;
+  try {
+    // Started before anything is awaited, so that the sandbox's trial run overlaps the rest.
+    const [loaded, check] = await Promise.all([
+      loadPermissionRules({ workspace: options.cwd, env: setup.env }),
+      sandbox ? checkSandbox(sandbox) : { ok: true as const },
+    ]);
+    if (!check.ok) throw new ConfigError(check.reason);
+    rules = loaded;
+  } catch (error) {
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+    throw error;
+  }
+  if (sandbox) {
     bashOptions.wrap = createSandbox(sandbox).wrap;
     bashOptions.tempDir = scratch;
   }
@@ -163,8 +186,10 @@ async function createTools(setup: ToolSetup): Promise<Toolbox> {
     ask: setup.readline ? terminalAsk(setup.readline) : undefined,
     scratch: scratch ? [scratch] : [],
   });
+  let startUpOver: Promise<void> | undefined;
   const toolbox = createToolbox([bash], async (call, tool) => {
-    await parserReady;
+    startUpOver ??= afterStartUp();
+    await startUpOver;
     return checkPermission(call, tool);
   });
   return {
@@ -174,4 +199,21 @@ async function createTools(setup: ToolSetup): Promise<Toolbox> {
       if (scratch) rmSync(scratch, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Work kept out of start-up, where it would delay the first request, and done on the first
+ * tool call: loading the shell parser, and two V8 settings for a long session, each read by V8
+ * when it applies.
+ * - tree-sitter-bash is 1.3 MB of WebAssembly parse tables. After its first parses V8 compiles
+ *   them again with its optimizing compiler, in the background, holding some 40 MB more, for a
+ *   parser that reads one short command line per tool call; baseline code parses one in about
+ *   0.04 ms. The other WebAssembly, fetch's HTTP parser, was compiled before, as usual.
+ * - The young generation has grown to what start-up needed. It would otherwise keep doubling,
+ *   up to 32 MB, whenever enough survives a scavenge, only to hold each turn's garbage longer.
+ */
+function afterStartUp(): Promise<void> {
+  setFlagsFromString("--liftoff-only");
+  setFlagsFromString("--semi-space-growth-factor=1");
+  return initShellParser();
 }

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../src/errors.js";
 import type { Message } from "../src/messages.js";
-import { createProvider, resolveProvider } from "../src/providers/presets.js";
+import { createProvider } from "../src/providers/create-provider.js";
+import { resolveProvider } from "../src/providers/presets.js";
 import type { Provider } from "../src/providers/provider.js";
 import { drain } from "./support/drain.js";
 import { startFakeAnthropic } from "./support/fake-anthropic-server.js";

@@ -30,3 +30,13 @@ export function isUnreachable(cause: ConnectionCause): boolean {
     (cause.code !== undefined && UNREACHABLE_CODES.has(cause.code)) || cause.message === "bad port"
   );
 }
+
+/** A server on this machine, where a refused connection means it is not running. */
+export function isLocalURL(url: string): boolean {
+  try {
+    const host = new URL(url).hostname;
+    return host === "localhost" || host === "[::1]" || host.startsWith("127.");
+  } catch {
+    return false;
+  }
+}

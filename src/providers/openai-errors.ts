@@ -5,7 +5,7 @@
 
 import { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import { ProviderError, type ProviderErrorKind } from "../errors.js";
-import { connectionCause, isUnreachable } from "./network-errors.js";
+import { connectionCause, isLocalURL, isUnreachable } from "./network-errors.js";
 import { type RetryDecision, retryAfterMs } from "./retry.js";
 
 /** Who we were talking to, so messages can name the server, the model and the key. */
@@ -103,13 +103,4 @@ function serverMessage(error: APIError): string {
   const body = error.error as { message?: unknown } | undefined;
   const message = typeof body?.message === "string" ? body.message : error.message;
   return message.trim().replace(/\.$/, "");
-}
-
-export function isLocalURL(url: string): boolean {
-  try {
-    const host = new URL(url).hostname;
-    return host === "localhost" || host === "[::1]" || host.startsWith("127.");
-  } catch {
-    return false;
-  }
 }

@@ -3,10 +3,7 @@
 // `agentloop --provider ollama --model qwen2.5-coder` needs nothing else.
 
 import { ConfigError } from "../errors.js";
-import { createAnthropicProvider } from "./anthropic.js";
-import { createOpenAIProvider } from "./openai.js";
-import { isLocalURL } from "./openai-errors.js";
-import type { Provider } from "./provider.js";
+import { isLocalURL } from "./network-errors.js";
 
 export type WireProtocol = "anthropic" | "openai";
 
@@ -132,31 +129,4 @@ function isHttpURL(text: string): boolean {
 
 function isPresetName(name: string): name is PresetName {
   return Object.hasOwn(PRESETS, name);
-}
-
-export interface ProviderHooks {
-  /** Hears, in one sentence each, every repair made to the transcript before a request. */
-  onRepair?: (description: string) => void;
-}
-
-export function createProvider(resolved: ResolvedProvider, hooks: ProviderHooks = {}): Provider {
-  switch (resolved.protocol) {
-    case "anthropic":
-      return createAnthropicProvider({
-        // resolveProvider never lets an Anthropic preset through without its key.
-        apiKey: resolved.apiKey ?? "",
-        baseURL: resolved.baseURL,
-        model: resolved.model,
-        onRepair: hooks.onRepair,
-      });
-    case "openai":
-      return createOpenAIProvider({
-        apiKey: resolved.apiKey,
-        baseURL: resolved.baseURL,
-        model: resolved.model,
-        name: resolved.preset,
-        apiKeyEnv: resolved.apiKeyEnv,
-        onRepair: hooks.onRepair,
-      });
-  }
 }

@@ -1,0 +1,63 @@
+// Starts the built CLI (or another Node script) the way a user does: a fresh home, an empty
+// workspace, and the environment pointing at a fake Anthropic server that runs in this
+// process, so the spawn time and the server's `receivedAt` are read from the same clock.
+
+import { type ChildProcessByStdio, spawn } from "node:child_process";
+import { readFileSync, rmSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import type { Readable } from "node:stream";
+import { CLI, freshSandbox } from "../test/support/cli-harness.js";
+import type { FakeAnthropic } from "../test/support/fake-anthropic-server.js";
+
+export { CLI };
+export const BARE_FETCH = resolve(import.meta.dirname, "bare-fetch.mjs");
+
+export interface Started {
+  child: ChildProcessByStdio<null, Readable, Readable>;
+  /** performance.now() just before the spawn. */
+  startedAt: number;
+  /** Settles when the process has ended and its home is removed; rejects unless it exited 0. */
+  exited: Promise<void>;
+}
+
+export function startAgainstFake(script: string, args: string[], fake: FakeAnthropic): Started {
+  const sandbox = freshSandbox();
+  const env = {
+    ...sandbox.env,
+    ANTHROPIC_API_KEY: "sk-ant-bench",
+    ANTHROPIC_BASE_URL: fake.url,
+    MODEL_ID: "claude-haiku-4-5",
+  };
+  const startedAt = performance.now();
+  const child = spawn(process.execPath, [script, ...args], {
+    cwd: sandbox.workspace,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const exited = new Promise<void>((done, fail) => {
+    child.on("close", (code, signal) => {
+      rmSync(dirname(sandbox.home), { recursive: true, force: true });
+      if (code === 0) done();
+      else
+        fail(new Error(`${script} ended with ${signal ?? `exit code ${code}`}: ${stderr.trim()}`));
+    });
+  });
+  return { child, startedAt, exited };
+}
+
+/**
+ * The most memory the process has held so far (VmHWM), in MB; null once it has exited.
+ * The kernel keeps this high-water mark, so a reading late in a run covers all of it.
+ */
+export function peakRssMb(pid: number): number | null {
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, "utf8");
+  } catch {
+    return null;
+  }
+  const kilobytes = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
+  return kilobytes === undefined ? null : Number(kilobytes) / 1024;
+}
