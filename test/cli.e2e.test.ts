@@ -1,11 +1,11 @@
 // The built CLI, run as a real subprocess against a fake model server speaking the real wire
 // protocol through the official SDKs. The same specifications hold for both providers.
 
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import {
   type FakeModel,
   freshSandbox,
@@ -263,6 +263,7 @@ describe("agentloop safety, end to end", () => {
   function precious() {
     // Outside /tmp too, which the sandbox replaces: the file must be visible and still safe.
     const outside = mkdtempSync("/var/tmp/agentloop-precious-");
+    onTestFinished(() => rmSync(outside, { recursive: true, force: true }));
     writeFileSync(join(outside, "thesis.txt"), "years of work");
     return outside;
   }

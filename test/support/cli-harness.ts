@@ -1,9 +1,10 @@
 // Runs the built CLI (dist/cli.js) as a real subprocess against a fake model server, in a
 // throwaway home and workspace, and collects what it printed and how it exited.
 
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { onTestFinished } from "vitest";
 import { parseSession, type SessionContents } from "../../src/session.js";
 import { type FakeAnthropic, type FakeTurn, startFakeAnthropic } from "./fake-anthropic-server.js";
 import { type FakeOpenAI, startFakeOpenAI } from "./fake-openai-server.js";
@@ -53,9 +54,13 @@ export interface Sandbox {
   env: Record<string, string>;
 }
 
-/** A fresh home (sessions, settings) and workspace, with none of this machine's keys. */
+/**
+ * A fresh home (sessions, settings) and workspace, with none of this machine's keys, removed
+ * when the test that made it has finished.
+ */
 export function freshSandbox(): Sandbox {
   const root = mkdtempSync(join(tmpdir(), "agentloop-cli-"));
+  onTestFinished(() => rmSync(root, { recursive: true, force: true }));
   const home = join(root, "home");
   const workspace = join(root, "work");
   for (const dir of [home, workspace]) mkdirSync(dir, { recursive: true });
