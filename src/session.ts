@@ -16,7 +16,7 @@ import {
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { LoopEvent, LoopStopReason, TransitionReason } from "./events.js";
-import type { Message, StopReason, Usage } from "./messages.js";
+import { type Message, type StopReason, textOf, type Usage } from "./messages.js";
 
 export const SESSION_FORMAT_VERSION = 1;
 
@@ -231,16 +231,8 @@ export function listSessions(directory: string, cwd: string): SessionSummary[] {
       turns: entries.filter(
         (entry) => entry.type === "message" && entry.message.role === "assistant",
       ).length,
-      firstPrompt: first ? firstLine(first) : "",
+      firstPrompt: first ? (textOf(first).trim().split("\n")[0] ?? "") : "",
     });
   }
   return summaries.sort((a, b) => b.startedAt.localeCompare(a.startedAt));
-}
-
-function firstLine(message: Message): string {
-  const text =
-    typeof message.content === "string"
-      ? message.content
-      : message.content.map((block) => (block.type === "text" ? block.text : "")).join(" ");
-  return text.trim().split("\n")[0] ?? "";
 }
