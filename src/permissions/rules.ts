@@ -2,10 +2,10 @@
 // .agentloop/settings.json and the user's ~/.config/agentloop/settings.json. A rule "tool:NAME"
 // names a tool other than bash.
 
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { mkdir, rename, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
 import { ConfigError } from "../errors.js";
+import { isRecord, projectSettingsPath, readAllSettings, readSettings } from "../settings.js";
 import type { Word } from "../shell/syntax.js";
 import { programName } from "./wrappers.js";
 
@@ -53,28 +53,15 @@ export function suggestRule(argv: Word[]): string | null {
   return name;
 }
 
-export function projectSettingsPath(workspace: string): string {
-  return join(workspace, ".agentloop", "settings.json");
-}
-
-export function userSettingsPath(env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
-  const configHome = env.XDG_CONFIG_HOME || join(home, ".config");
-  return join(configHome, "agentloop", "settings.json");
-}
-
 /** Reads the user's and the project's rules and merges them (a missing file has none). */
 export async function loadPermissionRules(options: {
   workspace: string;
   env?: NodeJS.ProcessEnv;
   home?: string;
 }): Promise<PermissionRules> {
-  const files = [
-    userSettingsPath(options.env, options.home),
-    projectSettingsPath(options.workspace),
-  ];
   const merged = noRules();
-  for (const file of files) {
-    const rules = rulesFrom(await readSettings(file), file);
+  for (const { file, settings } of await readAllSettings(options)) {
+    const rules = rulesFrom(settings, file);
     merged.allow.push(...rules.allow);
     merged.ask.push(...rules.ask);
     merged.deny.push(...rules.deny);
@@ -96,23 +83,6 @@ export async function rememberAllowRules(workspace: string, rules: string[]): Pr
   await rename(`${file}.tmp`, file);
 }
 
-async function readSettings(file: string): Promise<Record<string, unknown>> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
-    throw new ConfigError(`Cannot read ${file}: ${(error as Error).message}.`);
-  }
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (isRecord(parsed)) return parsed;
-  } catch {
-    // Reported below with the same sentence as a JSON value that is not an object.
-  }
-  throw new ConfigError(`${file} is not a JSON object; fix or remove it.`);
-}
-
 function rulesFrom(settings: Record<string, unknown>, file: string): PermissionRules {
   const permissions = settings.permissions ?? {};
   if (!isRecord(permissions)) {
@@ -128,8 +98,4 @@ function rulesFrom(settings: Record<string, unknown>, file: string): PermissionR
     return value.map((rule: string) => rule.trim()).filter((rule) => rule !== "");
   };
   return { allow: list("allow"), ask: list("ask"), deny: list("deny") };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
