@@ -17,6 +17,8 @@ export class ProviderError extends Error {
     readonly kind: ProviderErrorKind,
     message: string,
     readonly status?: number,
+    /** For context_too_long: the window the server named, when it did. */
+    readonly contextWindow?: number,
   ) {
     super(message);
     this.name = "ProviderError";

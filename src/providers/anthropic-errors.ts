@@ -3,6 +3,7 @@
 
 import { AnthropicError, APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import { ProviderError, type ProviderErrorKind } from "../errors.js";
+import { contextWindowIn } from "./context-limit.js";
 import { connectionCause, isUnreachable } from "./network-errors.js";
 import { type RetryDecision, retryAfterMs } from "./retry.js";
 
@@ -50,11 +51,9 @@ function byStatus(status: number, detail: string, { model, baseURL }: Target) {
     error: new ProviderError(kind, message, status),
   });
   if (status === 400 && /prompt is too long|exceed context limit/i.test(detail)) {
-    return decide(
-      false,
-      "context_too_long",
-      `The conversation is too long for ${model} (${detail}).`,
-    );
+    const message = `The conversation is too long for ${model} (${detail}).`;
+    const error = new ProviderError("context_too_long", message, status, contextWindowIn(detail));
+    return { retry: false, error };
   }
   switch (status) {
     case 400:

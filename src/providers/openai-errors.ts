@@ -5,6 +5,7 @@
 
 import { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import { ProviderError, type ProviderErrorKind } from "../errors.js";
+import { contextWindowIn } from "./context-limit.js";
 import { connectionCause, isLocalURL, isUnreachable } from "./network-errors.js";
 import { type RetryDecision, retryAfterMs } from "./retry.js";
 
@@ -54,7 +55,8 @@ function fromStatus(error: APIError, server: ServerContext): RetryDecision {
   }
   if (isContextTooLong(error)) {
     const message = `The conversation is too long for the model's context window (${detail}).`;
-    return decide("context_too_long", message, status);
+    const window = namedWindow(error) ?? contextWindowIn(detail);
+    return { retry: false, error: new ProviderError("context_too_long", message, status, window) };
   }
   if (status === 404 || error.code === "model_not_found") {
     return decide("model_not_found", modelNotFoundMessage(server), status);
@@ -96,7 +98,16 @@ function connectionFailed(error: APIConnectionError, server: ServerContext): Ret
 /** Servers word this differently; OpenAI sends a code, vLLM and llama.cpp only a message. */
 function isContextTooLong(error: APIError): boolean {
   if (error.code === "context_length_exceeded") return true;
-  return /context (length|size|window)|maximum context|too many tokens/i.test(serverMessage(error));
+  if (namedWindow(error) !== undefined) return true;
+  return /context (length|size|window)|maximum context|too many tokens|prompt too long|n_ctx/i.test(
+    serverMessage(error),
+  );
+}
+
+/** llama.cpp names the window in a field of its error body. */
+function namedWindow(error: APIError): number | undefined {
+  const body = error.error as { n_ctx?: unknown } | undefined;
+  return typeof body?.n_ctx === "number" ? body.n_ctx : undefined;
 }
 
 function serverMessage(error: APIError): string {

@@ -188,5 +188,6 @@ function gaveUp(error: ProviderError, attempts: number): ProviderError {
     error.kind,
     `${error.message} Gave up after ${attempts} attempts.`,
     error.status,
+    error.contextWindow,
   );
 }
