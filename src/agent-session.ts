@@ -2,6 +2,7 @@
 // event is written to the session file before the next one is produced, and usage is summed.
 // The REPL, one-shot mode and library users all drive the loop through this.
 
+import type { Compaction } from "./compaction/compaction.js";
 import type { LoopEvent, LoopStop } from "./events.js";
 import { type Limit, maxCostLimit, repeatedCallLimit } from "./limits.js";
 import { agentLoop, createLoopState, type LoopState } from "./loop.js";
@@ -19,6 +20,8 @@ export interface AgentSessionOptions {
   writer: SessionWriter;
   /** History of a resumed session. */
   messages?: Message[];
+  /** Keeps the history inside the model's context window; without it, none is made. */
+  compaction?: Compaction;
 }
 
 export interface AgentSession {
@@ -28,6 +31,10 @@ export interface AgentSession {
   /** Tokens used by every request of this session so far. */
   usage(): Usage;
   runPrompt(prompt: string, signal: AbortSignal): AsyncGenerator<LoopEvent, LoopStop>;
+  /** Summarises the history now (the REPL's /compact), with an optional focus for the summary. */
+  compact(focus: string | undefined, signal: AbortSignal): AsyncGenerator<LoopEvent, string>;
+  /** How full the context window is for the next request; null without compaction. */
+  contextFill(): { tokens: number; contextWindow: number } | null;
   close(): Promise<void>;
 }
 
@@ -39,6 +46,27 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
     limits.push(maxCostLimit(options.maxCostUsd, options.provider.model, () => usage));
   }
 
+  const parts = (signal: AbortSignal) => ({
+    provider: options.provider,
+    system: options.system,
+    tools: options.toolbox.definitions,
+    signal,
+  });
+  /** Every event is on disk, and its tokens counted, before the next one is produced. */
+  async function* recorded<Result>(events: AsyncGenerator<LoopEvent, Result>) {
+    while (true) {
+      const step = await events.next();
+      if (step.done) return step.value;
+      const event = step.value;
+      options.writer.recordEvent(event);
+      if (event.type === "assistant_message") usage = addUsage(usage, event.usage);
+      if (event.type === "compaction" && event.kind === "summary") {
+        usage = addUsage(usage, event.usage);
+      }
+      yield event;
+    }
+  }
+
   return {
     state,
     id: options.writer.id,
@@ -48,22 +76,26 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
       const message: UserMessage = { role: "user", content: prompt };
       state.messages.push(message);
       options.writer.recordMessage(message);
-      const loop = agentLoop(state, {
-        provider: options.provider,
-        toolbox: options.toolbox,
-        system: options.system,
-        maxTurns: options.maxTurns,
-        signal,
-        limits,
-      });
-      while (true) {
-        const step = await loop.next();
-        if (step.done) return step.value;
-        const event = step.value;
-        options.writer.recordEvent(event);
-        if (event.type === "assistant_message") usage = addUsage(usage, event.usage);
-        yield event;
-      }
+      return yield* recorded(
+        agentLoop(state, {
+          provider: options.provider,
+          toolbox: options.toolbox,
+          system: options.system,
+          maxTurns: options.maxTurns,
+          signal,
+          limits,
+          compaction: options.compaction,
+        }),
+      );
+    },
+    async *compact(focus, signal) {
+      if (!options.compaction) return "Compaction is not available in this session.";
+      if (state.messages.length < 3) return "There is nothing to compact yet.";
+      const failed = yield* recorded(options.compaction.summarizeNow(state, parts(signal), focus));
+      return failed ? failed.detail : "Compacted.";
+    },
+    contextFill() {
+      return options.compaction?.fill(state, parts(new AbortController().signal)) ?? null;
     },
     async close() {
       await options.toolbox.dispose();

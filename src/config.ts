@@ -20,6 +20,10 @@ export interface RunOptions {
   baseURL: string | undefined;
   maxTurns: number;
   maxCost: number | undefined;
+  /** --context-window: the model's window in tokens, when agentloop's table has it wrong. */
+  contextWindow: number | undefined;
+  /** False with --no-auto-compact: compact only on /compact or when the API says "too long". */
+  autoCompact: boolean;
   outputFormat: OutputFormat;
   resume: { latest: true } | { id: string } | undefined;
   permissionMode: string | undefined;
@@ -57,6 +61,8 @@ Options:
   --base-url URL                 API base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL)
   --max-turns N                  stop after N model turns (default ${DEFAULT_MAX_TURNS}; exit code 3)
   --max-cost USD                 stop when the session has cost this much (exit code 3)
+  --context-window N             the model's context window in tokens (default: known per model)
+  --no-auto-compact              compact only on /compact or when the API says "too long"
   --output-format F              text, json or stream-json (one-shot mode)
   --continue                     continue the latest session in this directory
   --resume ID                    continue the given session
@@ -114,6 +120,11 @@ export function parseCommandLine(argv: string[], currentDirectory = process.cwd(
         ? DEFAULT_MAX_TURNS
         : positiveInteger("--max-turns", values["max-turns"]),
     maxCost: values["max-cost"] === undefined ? undefined : positiveNumber(values["max-cost"]),
+    contextWindow:
+      values["context-window"] === undefined
+        ? undefined
+        : positiveInteger("--context-window", values["context-window"]),
+    autoCompact: values["no-auto-compact"] !== true,
     outputFormat,
     resume: values.continue ? { latest: true } : values.resume ? { id: values.resume } : undefined,
     permissionMode,
@@ -133,6 +144,8 @@ function parseFlags(argv: string[]) {
       "base-url": { type: "string" },
       "max-turns": { type: "string" },
       "max-cost": { type: "string" },
+      "context-window": { type: "string" },
+      "no-auto-compact": { type: "boolean" },
       "output-format": { type: "string" },
       continue: { type: "boolean", short: "c" },
       resume: { type: "string", short: "r" },

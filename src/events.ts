@@ -3,6 +3,7 @@
 
 import type {
   AssistantMessage,
+  Message,
   StopReason,
   ToolResultBlock,
   ToolUseBlock,
@@ -11,7 +12,12 @@ import type {
 } from "./messages.js";
 
 /** Why the loop goes on to another turn. */
-export type TransitionReason = "tool_result" | "max_tokens_recovery" | "pause_turn";
+export type TransitionReason =
+  | "tool_result"
+  | "max_tokens_recovery"
+  | "pause_turn"
+  /** The API said the request was too long: the history was compacted and is sent again. */
+  | "compact_retry";
 
 /** Why the loop ended. */
 export type LoopStopReason =
@@ -23,6 +29,7 @@ export type LoopStopReason =
   | "repeated_call"
   | "max_cost"
   | "unknown_stop_reason"
+  | "context_too_long"
   | "error";
 
 export type LoopEvent =
@@ -43,7 +50,49 @@ export type LoopEvent =
   /** The loop asks the model to go on with an answer cut off by the output limit. */
   | { type: "continuation"; turn: number; message: UserMessage }
   | { type: "turn_end"; turn: number; transitionReason: TransitionReason | null }
+  | CompactionEvent
   | LoopStop;
+
+/** What started a compaction: the budget before a request, the API's answer, or the user. */
+export type CompactionTrigger = "auto" | "too_long" | "manual";
+
+/** A tool result whose content was replaced by a one-line stub; the content is saved on disk. */
+export interface ClearedResult {
+  tool_use_id: string;
+  stub: string;
+}
+
+/**
+ * The history was made smaller. Sizes are in tokens, as estimated for the next request. The
+ * event carries everything needed to redo the compaction from the session file.
+ */
+export type CompactionEvent = {
+  type: "compaction";
+  trigger: CompactionTrigger;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** The window the history was fitted into. */
+  contextWindow: number;
+} & (
+  | {
+      /** Old tool results were replaced by stubs. */
+      kind: "clear";
+      cleared: ClearedResult[];
+    }
+  | {
+      /** The model summarised the history, which now starts over from that summary. */
+      kind: "summary";
+      /** The request's last message: what the model was asked to write. */
+      instructions: string;
+      /** How many messages of the history the summary request sent. */
+      summarizedCount: number;
+      summary: string;
+      /** The history the loop goes on with: first prompt, summary, then the recent turns. */
+      messages: Message[];
+      usage: Usage;
+      durationMs: number;
+    }
+);
 
 export interface LoopStop {
   type: "stop";

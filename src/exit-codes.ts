@@ -26,6 +26,7 @@ export function exitCodeFor(stop: LoopStop): number {
     case "max_tokens":
     case "refusal":
     case "unknown_stop_reason":
+    case "context_too_long":
       return EXIT.runtimeError;
   }
 }

@@ -46,6 +46,7 @@ export function subtypeFor(reason: LoopStopReason): ResultSubtype {
     case "max_tokens":
     case "refusal":
     case "unknown_stop_reason":
+    case "context_too_long":
     case "error":
       return "error_during_execution";
   }

@@ -3,7 +3,7 @@
 
 import { costOf } from "./cost.js";
 import type { LoopStopReason } from "./events.js";
-import type { LoopState } from "./loop.js";
+import type { LoopState } from "./loop-state.js";
 import type { Message, ToolResultBlock, Usage } from "./messages.js";
 
 export interface LimitHit {

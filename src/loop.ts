@@ -1,13 +1,17 @@
 // The agent loop (s01): send the conversation and the tools to the model, run every tool it
 // asks for, append each result with its tool_use_id, and repeat until it stops asking.
 //
-// Everything else (streaming and retries, permissions, sandboxing, persistence) lives in
-// other modules and reaches this file through two seams: the Provider and the Toolbox.
+// Everything else (streaming and retries, permissions, sandboxing, persistence, compaction)
+// lives in other modules and reaches this file through small seams: the Provider, the Toolbox,
+// limits and compaction.
 
-import type { LoopEvent, LoopStop, TransitionReason } from "./events.js";
+import type { Compaction, CompactionRequest } from "./compaction/compaction.js";
+import { ProviderError } from "./errors.js";
+import type { LoopEvent, LoopStop } from "./events.js";
 import { type Limit, repeatedCallLimit, warnAboutRepeats } from "./limits.js";
+import type { LoopState } from "./loop-state.js";
 import {
-  type Message,
+  inputTokensOf,
   type ToolResultBlock,
   type ToolUseBlock,
   textOf,
@@ -17,13 +21,7 @@ import {
 import type { ModelReply, Provider } from "./providers/provider.js";
 import { interruptedResult, type Toolbox, truncatedCallResult } from "./tools/toolbox.js";
 
-export interface LoopState {
-  messages: Message[];
-  turnCount: number;
-  transitionReason: TransitionReason | null;
-  /** How many times in a row a cut-off text answer has been continued. */
-  maxTokensRecoveries: number;
-}
+export { createLoopState, type LoopState } from "./loop-state.js";
 
 export interface LoopOptions {
   provider: Provider;
@@ -34,16 +32,14 @@ export interface LoopOptions {
   signal?: AbortSignal;
   /** Checked before every request (cost budget, repeated calls); the first hit stops the loop. */
   limits?: Limit[];
+  /** Keeps the history inside the context window (src/compaction/); without it, none is made. */
+  compaction?: Compaction;
 }
 
 export const defaultLimits: Limit[] = [repeatedCallLimit];
 const MAX_TOKENS_RECOVERIES = 3;
 const CONTINUE_PROMPT =
   "Your reply was cut off by the output token limit. Continue exactly where it stopped.";
-
-export function createLoopState(messages: Message[] = []): LoopState {
-  return { messages, turnCount: 1, transitionReason: null, maxTokensRecoveries: 0 };
-}
 
 type TurnEnd = { continue: true } | Omit<LoopStop, "type" | "finalText">;
 
@@ -61,6 +57,12 @@ export async function* agentLoop(
     }
     const limitHit = (options.limits ?? defaultLimits).map((limit) => limit(state)).find(Boolean);
     if (limitHit) return yield* stop(state, limitHit, answer);
+    // Compaction (s06): clear old tool results, or summarise, when the history nears the window.
+    const { compaction } = options;
+    const overflow = compaction
+      ? yield* compaction.beforeRequest(state, requestParts(options))
+      : null;
+    if (overflow) return yield* stop(state, overflow, answer);
     turnsThisRun += 1;
     yield { type: "turn_start", turn: state.turnCount };
     const continuingAnswer = state.transitionReason === "max_tokens_recovery";
@@ -69,7 +71,9 @@ export async function* agentLoop(
     try {
       end = yield* runOneTurn(state, options);
     } catch (error) {
-      end = failure(error, options.signal);
+      const retry =
+        options.compaction && isTooLong(error) && state.transitionReason !== "compact_retry";
+      end = retry ? yield* compactAndRetry(state, error, options) : failure(error, options.signal);
     }
     const reply = state.messages[replyIndex];
     if (reply?.role === "assistant") answer = (continuingAnswer ? answer : "") + textOf(reply);
@@ -92,6 +96,10 @@ export async function* runOneTurn(
     tools: options.toolbox.definitions,
     signal,
   });
+  state.lastRequestSize = {
+    inputTokens: inputTokensOf(reply.usage),
+    messageCount: state.messages.length,
+  };
   state.messages.push(reply.message);
   yield {
     type: "assistant_message",
@@ -186,6 +194,32 @@ function afterTextReply(state: LoopState, reply: ModelReply): TurnEnd {
         detail: `The model stopped for a reason agentloop does not know (${reply.rawStopReason}); stopping to be safe.`,
       };
   }
+}
+
+/** The API refused the request as too long: compact harder and send a smaller one, once. */
+async function* compactAndRetry(
+  state: LoopState,
+  error: ProviderError,
+  options: LoopOptions,
+): AsyncGenerator<LoopEvent, TurnEnd> {
+  const compaction = options.compaction as Compaction;
+  const stopped = yield* compaction.afterTooLong(state, error, requestParts(options));
+  if (stopped) return stopped;
+  state.transitionReason = "compact_retry";
+  return { continue: true };
+}
+
+function isTooLong(error: unknown): error is ProviderError {
+  return error instanceof ProviderError && error.kind === "context_too_long";
+}
+
+function requestParts(options: LoopOptions): CompactionRequest {
+  return {
+    provider: options.provider,
+    system: options.system,
+    tools: options.toolbox.definitions,
+    signal: options.signal ?? new AbortController().signal,
+  };
 }
 
 function failure(error: unknown, signal: AbortSignal | undefined): TurnEnd {

@@ -69,6 +69,11 @@ export function addUsage(total: Usage, more: Usage): Usage {
   };
 }
 
+/** Every input token of a request, cached or not. */
+export function inputTokensOf(usage: Usage): number {
+  return usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
+}
+
 export function toolUses(message: AssistantMessage): ToolUseBlock[] {
   return message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
 }

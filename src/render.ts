@@ -1,7 +1,7 @@
 // Shows loop events to a person at a terminal: the answer as it streams, each tool call as it
 // starts, a short preview of its result, retries and why the loop stopped.
 
-import type { LoopEvent } from "./events.js";
+import type { CompactionEvent, LoopEvent } from "./events.js";
 import type { ToolUseBlock } from "./messages.js";
 
 export interface Output {
@@ -58,6 +58,10 @@ export function createRenderer(options: RendererOptions): (event: LoopEvent) => 
           ),
         );
         return;
+      case "compaction":
+        endLine();
+        options.progress.write(dim(`⟳ ${describeCompaction(event)}\n`));
+        return;
       case "stop":
         endLine();
         if (event.reason === "error")
@@ -81,6 +85,19 @@ export function describeCall(call: ToolUseBlock): string {
       ? `$ ${input.command}`
       : JSON.stringify(call.input);
   return `${call.name} ${clip(shown.replace(/\s*\n\s*/g, " ⏎ "), PREVIEW_WIDTH)}`;
+}
+
+/** One line: what was compacted, and the size before and after against the window. */
+export function describeCompaction(event: CompactionEvent): string {
+  const what =
+    event.kind === "clear"
+      ? `cleared ${event.cleared.length} old tool result${event.cleared.length === 1 ? "" : "s"}`
+      : `summarised ${event.summarizedCount} messages`;
+  const why = { auto: "", too_long: " after the API said the request was too long", manual: "" }[
+    event.trigger
+  ];
+  const tokens = (n: number) => Math.round(n).toLocaleString("en-US");
+  return `compacted${why}: ${what}, ${tokens(event.tokensBefore)} → ${tokens(event.tokensAfter)} tokens (window ${tokens(event.contextWindow)})`;
 }
 
 function preview(content: string): string {

@@ -68,6 +68,15 @@ export function runRepl(options: ReplOptions): Promise<number> {
       output.write(options.color ? `\x1b[2m${line}\x1b[0m\n` : `${line}\n`);
     }
 
+    async function compact(focus: string | undefined) {
+      running = new AbortController();
+      const outcome = session.compact(focus, running.signal);
+      let step = await outcome.next();
+      for (; !step.done; step = await outcome.next()) render(step.value);
+      running = null;
+      output.write(`${step.value}\n`);
+    }
+
     readline.on("SIGINT", onInterrupt);
     process.on("SIGINT", onInterrupt);
     readline.on("close", () => void finish(EXIT.done));
@@ -76,7 +85,9 @@ export function runRepl(options: ReplOptions): Promise<number> {
       if (running || finished) return;
       const prompt = line.trim();
       if (EXIT_WORDS.has(prompt)) return void finish(EXIT.done);
-      if (prompt) await runPrompt(prompt);
+      if (prompt === "/compact" || prompt.startsWith("/compact ")) {
+        await compact(prompt.slice("/compact".length).trim() || undefined);
+      } else if (prompt) await runPrompt(prompt);
       if (!finished) readline.prompt();
     });
     readline.setPrompt("› ");
@@ -97,5 +108,7 @@ function summary(turnUsage: Usage, session: AgentSession): string {
   if (cost !== null && total !== null) {
     parts.push(`$${cost.toFixed(4)} (session $${total.toFixed(4)})`);
   }
+  const fill = session.contextFill();
+  if (fill) parts.push(`${Math.round((100 * fill.tokens) / fill.contextWindow)}% of context`);
   return `· ${parts.join(" · ")}`;
 }

@@ -1,8 +1,10 @@
 // Finds the session to continue and turns its file back into a conversation the API accepts,
-// whatever happened to the run that wrote it (clean exit, crash, kill -9 mid-tool).
+// whatever happened to the run that wrote it (clean exit, crash, kill -9 mid-tool or during a
+// compaction).
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { contextFromEntries } from "./compaction/replay.js";
 import { ConfigError } from "./errors.js";
 import type { Message, UserMessage } from "./messages.js";
 import { toolUses } from "./messages.js";
@@ -31,11 +33,13 @@ export function findSessionToResume(
       `There is no session with id ${"id" in resume ? resume.id : ""}; run agentloop sessions to list them.`,
     );
   }
-  const { header, messages, problems } = readSession(path);
+  const { header, entries, problems } = readSession(path);
   if (!header)
     throw new ConfigError(
       `The session file ${path} has no readable header line, so it cannot be resumed.`,
     );
+  // Compacted sessions go on from their compacted history, not from every message ever sent.
+  const messages = contextFromEntries(entries);
   const added = answerUnfinishedToolCalls(messages);
   return { header, messages: [...messages, ...added], problems, added };
 }

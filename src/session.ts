@@ -15,7 +15,7 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { LoopEvent, LoopStopReason, TransitionReason } from "./events.js";
+import type { CompactionEvent, LoopEvent, LoopStopReason, TransitionReason } from "./events.js";
 import { type Message, type StopReason, textOf, type Usage } from "./messages.js";
 
 export const SESSION_FORMAT_VERSION = 1;
@@ -42,7 +42,9 @@ export type SessionEntry =
     }
   | { type: "turn_end"; at: string; turn: number; transitionReason: TransitionReason | null }
   | { type: "stop"; at: string; reason: LoopStopReason; detail: string }
-  | { type: "repair"; at: string; description: string };
+  | { type: "repair"; at: string; description: string }
+  /** The history was compacted; the messages before it stay in the file, untouched. */
+  | (CompactionEvent & { at: string });
 
 export function sessionsDirectory(env: NodeJS.ProcessEnv = process.env): string {
   const stateHome = env.XDG_STATE_HOME || join(homedir(), ".local", "state");
@@ -103,6 +105,9 @@ export function openSessionWriter(
           return;
         case "stop":
           append({ type: "stop", at: at(), reason: event.reason, detail: event.detail });
+          return;
+        case "compaction":
+          append({ ...event, at: at() });
           return;
         case "turn_start":
         case "text_delta":
@@ -173,7 +178,13 @@ export function parseSession(text: string): SessionContents {
 
 function shapeProblem(value: unknown, lineNumber: number): string | null {
   if (typeof value !== "object" || value === null) return "the line is not a JSON object";
-  const record = value as { type?: unknown; message?: { role?: unknown; content?: unknown } };
+  const record = value as {
+    type?: unknown;
+    message?: { role?: unknown; content?: unknown };
+    kind?: unknown;
+    cleared?: unknown;
+    messages?: unknown;
+  };
   switch (record.type) {
     case "session":
       return lineNumber === 1 ? null : "a session header appears after the first line";
@@ -187,9 +198,18 @@ function shapeProblem(value: unknown, lineNumber: number): string | null {
     case "stop":
     case "repair":
       return null;
+    case "compaction":
+      return compactionProblem(record);
     default:
       return `unknown entry type ${JSON.stringify(record.type)}`;
   }
+}
+
+/** A compaction line is replayed on resume, so it must hold what replaying it needs. */
+function compactionProblem(record: { kind?: unknown; cleared?: unknown; messages?: unknown }) {
+  if (record.kind === "clear" && Array.isArray(record.cleared)) return null;
+  if (record.kind === "summary" && Array.isArray(record.messages)) return null;
+  return "the compaction record has no cleared results or summary messages";
 }
 
 export function readSession(path: string): SessionContents {

@@ -6,6 +6,8 @@ import { join } from "node:path";
 import type { Interface } from "node:readline";
 import { setFlagsFromString } from "node:v8";
 import { type AgentSession, createAgentSession } from "./agent-session.js";
+import { createCompaction } from "./compaction/compaction.js";
+import { chooseCompaction } from "./compaction/settings.js";
 import type { RunOptions } from "./config.js";
 import { readDotenv } from "./dotenv.js";
 import { ConfigError } from "./errors.js";
@@ -34,6 +36,9 @@ import { buildSystemPrompt } from "./system-prompt.js";
 import { terminalAsk } from "./terminal-ask.js";
 import { type BashOptions, createBashTool } from "./tools/bash.js";
 import { createToolbox, type Toolbox } from "./tools/toolbox.js";
+
+/** Room kept for the reply when the provider sets no output limit of its own. */
+const DEFAULT_OUTPUT_RESERVE = 8192;
 
 export interface StartedSession {
   session: AgentSession;
@@ -90,7 +95,7 @@ export async function startSession(
     );
   }
   // Tools first: the sandbox's trial run starts at once and goes on while the SDKs load.
-  const [tools, model] = await Promise.allSettled([
+  const [tools, model, compaction] = await Promise.allSettled([
     createTools({
       options,
       mode,
@@ -108,10 +113,17 @@ export async function startSession(
         },
       }),
     ),
+    chooseCompaction({
+      model: resolved.model,
+      contextWindow: options.contextWindow,
+      autoCompact: options.autoCompact,
+      workspace: options.cwd,
+      env,
+    }),
   ]);
-  if (model.status === "rejected") {
+  if (model.status === "rejected" || compaction.status === "rejected") {
     if (tools.status === "fulfilled") await tools.value.dispose();
-    throw model.reason;
+    throw model.status === "rejected" ? model.reason : (compaction as PromiseRejectedResult).reason;
   }
   if (tools.status === "rejected") throw tools.reason;
   const provider = model.value;
@@ -124,6 +136,11 @@ export async function startSession(
     maxCostUsd: options.maxCost,
     writer,
     messages: resumed?.messages,
+    compaction: createCompaction({
+      ...compaction.value,
+      outputReserve: provider.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVE,
+      resultsDirectory: join(directory, writer.id, "tool-results"),
+    }),
   });
   return { session, sessionPath: writer.path, notices };
 }

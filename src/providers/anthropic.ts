@@ -53,6 +53,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
   return {
     name: "anthropic",
     model: options.model,
+    maxOutputTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
     async *stream(request) {
       const params = messagesRequestBody(request, options);
       return yield* withRetries((signal, alive) => streamOnce(client, params, signal, alive), {

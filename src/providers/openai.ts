@@ -50,6 +50,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
   return {
     name: server.name,
     model: options.model,
+    maxOutputTokens: options.maxTokens,
     async *stream(request) {
       const { messages, repairs } = prepareForRequest(request.messages);
       for (const repair of repairs) options.onRepair?.(repair);

@@ -32,5 +32,7 @@ export interface ModelReply {
 export interface Provider {
   readonly name: string;
   readonly model: string;
+  /** The most tokens one reply may use, when the provider sets a limit (room kept in the window). */
+  readonly maxOutputTokens?: number;
   stream(request: ModelRequest): AsyncGenerator<StreamEvent, ModelReply, void>;
 }

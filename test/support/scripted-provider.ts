@@ -26,7 +26,18 @@ export interface ScriptedProvider extends Provider {
   requests: Message[][];
 }
 
-export function scriptedProvider(script: Script[]): ScriptedProvider {
+export interface ScriptedOptions {
+  /**
+   * Report input tokens as a server would count them (a token per 4 characters of the
+   * request's JSON) instead of a fixed 10, for tests where the size of the history matters.
+   */
+  countTokens?: boolean;
+}
+
+export function scriptedProvider(
+  script: Script[],
+  options: ScriptedOptions = {},
+): ScriptedProvider {
   const requests: Message[][] = [];
   return {
     name: "scripted",
@@ -46,10 +57,23 @@ export function scriptedProvider(script: Script[]): ScriptedProvider {
         message: { role: "assistant", content: structuredClone(reply.content) },
         stopReason: reply.stopReason ?? (hasTools ? "tool_use" : "end_turn"),
         rawStopReason: reply.stopReason ?? null,
-        usage: { ...emptyUsage(), input_tokens: 10, output_tokens: 5 },
+        usage: {
+          ...emptyUsage(),
+          input_tokens: options.countTokens ? tokensOf(request) : 10,
+          output_tokens: 5,
+        },
       };
     },
   };
+}
+
+/** What a server would count for the request: a token per 4 characters of its JSON. */
+export function tokensOf(request: Pick<ModelRequest, "system" | "messages" | "tools">): number {
+  const chars =
+    request.system.length +
+    JSON.stringify(request.tools).length +
+    request.messages.reduce((sum, message) => sum + JSON.stringify(message.content).length, 0);
+  return Math.ceil(chars / 4);
 }
 
 export const text = (value: string): AssistantBlock => ({ type: "text", text: value });

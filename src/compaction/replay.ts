@@ -1,0 +1,17 @@
+// The history a session goes on with, rebuilt from its file: every message in order, with each
+// compaction redone where it was recorded. The file itself keeps every original message.
+
+import type { Message } from "../messages.js";
+import type { SessionEntry } from "../session.js";
+import { applyStubs } from "./clear-results.js";
+
+export function contextFromEntries(entries: readonly SessionEntry[]): Message[] {
+  let context: Message[] = [];
+  for (const entry of entries) {
+    if (entry.type === "message") context.push(entry.message);
+    else if (entry.type === "compaction") {
+      context = entry.kind === "clear" ? applyStubs(context, entry.cleared) : [...entry.messages];
+    }
+  }
+  return context;
+}

@@ -1,0 +1,47 @@
+// Which window compaction fits the history into, and whether it compacts on its own: from the
+// command line, then the settings files, then what agentloop knows about the model.
+
+import { ConfigError } from "../errors.js";
+import { readAllSettings } from "../settings.js";
+import { contextWindowFor, DEFAULT_CONTEXT_WINDOW } from "./context-window.js";
+
+export interface CompactionChoice {
+  contextWindow: number;
+  auto: boolean;
+}
+
+export async function chooseCompaction(input: {
+  model: string;
+  /** --context-window */
+  contextWindow: number | undefined;
+  /** False with --no-auto-compact. */
+  autoCompact: boolean;
+  workspace: string;
+  env: NodeJS.ProcessEnv;
+}): Promise<CompactionChoice> {
+  let fromSettings: number | undefined;
+  let auto = input.autoCompact;
+  for (const { file, settings } of await readAllSettings(input)) {
+    const window = settings.contextWindow;
+    if (window !== undefined) {
+      if (!Number.isInteger(window) || (window as number) < 1) {
+        throw new ConfigError(`"contextWindow" in ${file} must be a whole number of tokens.`);
+      }
+      fromSettings = window as number;
+    }
+    if (settings.autoCompact !== undefined) {
+      if (typeof settings.autoCompact !== "boolean") {
+        throw new ConfigError(`"autoCompact" in ${file} must be true or false.`);
+      }
+      auto &&= settings.autoCompact;
+    }
+  }
+  return {
+    contextWindow:
+      input.contextWindow ??
+      fromSettings ??
+      contextWindowFor(input.model) ??
+      DEFAULT_CONTEXT_WINDOW,
+    auto,
+  };
+}
