@@ -1,7 +1,9 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
+import Anthropic, { APIError } from "@anthropic-ai/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { countTokens } from "./support/fake-anthropic-cache.js";
 import {
   type FakeAnthropic,
   reply,
@@ -181,5 +183,153 @@ describe("the fake Anthropic server's stream", () => {
       child.kill("SIGTERM");
       await once(child, "exit");
     }
+  });
+});
+
+describe("the fake Anthropic server's context window", () => {
+  // `{"type":"text","text":""}` is 25 characters, and a token is four characters of a block's
+  // JSON, so this text makes a one-block prompt of exactly `tokens` tokens.
+  const promptOf = (tokens: number, marked = false) => ({
+    role: "user" as const,
+    content: [
+      {
+        type: "text" as const,
+        text: "x".repeat(tokens * 4 - 25),
+        ...(marked ? { cache_control: { type: "ephemeral" as const } } : {}),
+      },
+    ],
+  });
+
+  const client = () => new Anthropic({ apiKey: "test-key", baseURL: fake.url, maxRetries: 0 });
+
+  /** Sends a request through the SDK: its reply text and usage, or the APIError it threw. */
+  async function send(tokens: number, { maxTokens = 100, marked = false } = {}) {
+    const stream = client().messages.stream({
+      model: "claude-test",
+      max_tokens: maxTokens,
+      messages: [promptOf(tokens, marked)],
+    });
+    try {
+      const message = await stream.finalMessage();
+      const block = message.content[0];
+      return { text: block?.type === "text" ? block.text : "", usage: message.usage };
+    } catch (error) {
+      if (error instanceof APIError) return { error };
+      throw error;
+    }
+  }
+
+  it("counts a token for every four characters of each block's JSON", () => {
+    expect(countTokens({ messages: [promptOf(1_200)] })).toBe(1_200);
+  });
+
+  it("given a 1,000-token window, refuses a 1,200-token request in the API's words, keeping the turn", async () => {
+    fake.setContextWindow(1_000);
+    fake.script([reply(text("the scripted reply"))]);
+
+    const { error } = await send(1_200);
+    expect(error?.status).toBe(400);
+    expect(error?.type).toBe("invalid_request_error");
+    expect(error?.apiMessage).toBe("prompt is too long: 1200 tokens > 1000 maximum");
+    expect(fake.requests[0]).toMatchObject({ status: 400, tokens: 1_200 });
+
+    // The refusal did not use up the turn: a request that fits gets it.
+    expect(await send(800)).toMatchObject({ text: "the scripted reply" });
+  });
+
+  it("takes its window at start, and answers requests that fit", async () => {
+    const small = await startFakeAnthropic({ contextWindow: 1_000 });
+    try {
+      small.script([reply(text("fits"))]);
+      const anthropic = new Anthropic({ apiKey: "k", baseURL: small.url, maxRetries: 0 });
+      const sent = { model: "claude-test", max_tokens: 100, messages: [promptOf(900)] };
+      const message = await anthropic.messages.stream(sent).finalMessage();
+      expect(message.content).toMatchObject([{ type: "text", text: "fits" }]);
+      expect(message.usage.input_tokens).toBe(900);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it("refuses a request whose max_tokens would not fit beside its input", async () => {
+    fake.setContextWindow(1_000);
+    fake.script([reply(text("the scripted reply"))]);
+
+    const { error } = await send(900, { maxTokens: 200 });
+    expect(error?.status).toBe(400);
+    expect(error?.apiMessage).toBe(
+      "input length and `max_tokens` exceed context limit: 900 + 200 > 1000, decrease input length or `max_tokens` and try again",
+    );
+    // Input and max_tokens that add up to the window exactly fit.
+    expect(await send(900, { maxTokens: 100 })).toMatchObject({ text: "the scripted reply" });
+  });
+
+  it("lifts the limit when the window is set to undefined", async () => {
+    fake.setContextWindow(1_000);
+    fake.script([reply(text("no limit now"))]);
+    expect((await send(1_200)).error?.status).toBe(400);
+    fake.setContextWindow(undefined);
+    expect(await send(1_200)).toMatchObject({ text: "no limit now" });
+  });
+
+  it("leaves the prompt cache as it was after a refused request", async () => {
+    fake.setContextWindow(1_000);
+    fake.script([reply(text("cached?"))]);
+    // Had the refused request been accounted, its marked prompt would now be cached and the
+    // same prompt, sent again once it fits, would read all of it.
+    expect((await send(1_200, { marked: true })).error?.status).toBe(400);
+    fake.setContextWindow(2_000);
+    const { usage } = await send(1_200, { marked: true });
+    expect(usage).toMatchObject({ cache_read_input_tokens: 0, cache_creation_input_tokens: 1_200 });
+    expect(fake.requests.map((request) => request.usage)).toEqual([
+      undefined,
+      { input_tokens: 0, cache_creation_input_tokens: 1_200, cache_read_input_tokens: 0 },
+    ]);
+  });
+
+  it("answers what the intercept picks out without using up scripted turns", async () => {
+    fake.script([reply(text("first")), reply(text("second"))], {
+      intercept: (body) => {
+        const last = body.messages.at(-1)?.content;
+        return last === "summarize, please" ? reply(text("a summary")) : undefined;
+      },
+    });
+    const ask = async (content: string) => {
+      const messages = [{ role: "user" as const, content }];
+      const stream = client().messages.stream({ model: "m", max_tokens: 100, messages });
+      const message = await stream.finalMessage();
+      return message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+    };
+    expect(await ask("hi")).toBe("first");
+    expect(await ask("summarize, please")).toBe("a summary");
+    expect(await ask("summarize, please")).toBe("a summary");
+    expect(await ask("hi")).toBe("second");
+  });
+
+  it("does not show the intercept a request it refuses", async () => {
+    const seen: number[] = [];
+    fake.setContextWindow(1_000);
+    fake.script([reply(text("fits"))], {
+      intercept: (body) => {
+        seen.push(countTokens(body));
+        return undefined;
+      },
+    });
+    await send(1_200);
+    await send(800);
+    expect(seen).toEqual([800]);
+  });
+
+  it("records how many bytes each request body had", async () => {
+    fake.script([reply(text("ok"))]);
+    const body = { model: "claude-test", max_tokens: 100, stream: true, messages: [prompt] };
+    const sent = JSON.stringify({ ...body, messages: [{ role: "user", content: "héllo ✓" }] });
+    await fetch(`${fake.url}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": "test-key" },
+      body: sent,
+    }).then((response) => response.text());
+    expect(fake.requests[0]?.bytesReceived).toBe(Buffer.byteLength(sent));
+    expect(fake.requests[0]?.bytesReceived).toBeGreaterThan(sent.length);
   });
 });

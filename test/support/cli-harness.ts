@@ -6,36 +6,97 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { onTestFinished } from "vitest";
 import { parseSession, type SessionContents } from "../../src/session.js";
-import { type FakeAnthropic, type FakeTurn, startFakeAnthropic } from "./fake-anthropic-server.js";
-import { type FakeOpenAI, startFakeOpenAI } from "./fake-openai-server.js";
+import { countTokens } from "./fake-anthropic-cache.js";
+import {
+  type FakeAnthropic,
+  type FakeTurn,
+  type RecordedBody,
+  startFakeAnthropic,
+} from "./fake-anthropic-server.js";
+import { countChatTokens, type FakeOpenAI, startFakeOpenAI } from "./fake-openai-server.js";
 import { type ProcessOptions, type ProcessRun, runProcess } from "./run-process.js";
 
 export const CLI = resolve(import.meta.dirname, "../../dist/cli.js");
 
 export type Protocol = "anthropic" | "openai";
 
+/** What an intercept sees of a request, the same for both protocols. */
+export interface InterceptedRequest {
+  /**
+   * The text of the last message when it is the user's (Anthropic: its text blocks joined by
+   * newlines), else "" (as when the last message carries tool results only).
+   */
+  lastUserText: string;
+}
+
+export interface FakeModelScriptOptions {
+  /** Starts the script over when it runs out. */
+  cycle?: boolean;
+  /** Answers the requests it returns a turn for (such as summary requests) outside the script. */
+  intercept?: (request: InterceptedRequest) => FakeTurn | undefined;
+}
+
+/** One request as the fake saw it. */
+export interface FakeModelRequest {
+  /** The HTTP status the fake answered with. */
+  status: number;
+  /** The body's length in bytes. */
+  bytes: number;
+  /** The request's size in the fake's tokens (four characters to a token). */
+  tokens: number;
+  /** Tokens read from the Anthropic fake's prompt cache; always 0 for OpenAI. */
+  cacheRead: number;
+}
+
 export interface FakeModel {
   protocol: Protocol;
   url: string;
   /** Turns in the fake Anthropic server's shape; the OpenAI fake accepts the same replies. */
-  script(turns: FakeTurn[], options?: { cycle?: boolean }): void;
+  script(turns: FakeTurn[], options?: FakeModelScriptOptions): void;
+  /** Sets the context window from the next request on; undefined lifts the limit. */
+  setContextWindow(tokens: number | undefined): void;
   requestCount(): number;
   /** The statuses the fake answered with: a 400 means it rejected an invalid transcript. */
   statuses(): number[];
+  requests(): FakeModelRequest[];
   /** Environment that points the CLI at this server. */
   env(): Record<string, string>;
   close(): Promise<void>;
 }
 
-export async function startFakeModel(protocol: Protocol): Promise<FakeModel> {
-  const fake: FakeAnthropic | FakeOpenAI =
-    protocol === "anthropic" ? await startFakeAnthropic() : await startFakeOpenAI();
+export async function startFakeModel(
+  protocol: Protocol,
+  options: { contextWindow?: number } = {},
+): Promise<FakeModel> {
+  const anthropic = protocol === "anthropic" ? await startFakeAnthropic(options) : null;
+  const fake: FakeAnthropic | FakeOpenAI = anthropic ?? (await startFakeOpenAI(options));
   return {
     protocol,
     url: fake.url,
-    script: (turns, options) => fake.script(turns as never, options),
+    script(turns, { cycle, intercept } = {}) {
+      if (anthropic) {
+        anthropic.script(turns, {
+          cycle,
+          intercept: intercept && ((body) => intercept({ lastUserText: lastAnthropicText(body) })),
+        });
+      } else {
+        (fake as FakeOpenAI).script(turns as never, {
+          cycle,
+          intercept:
+            intercept && ((body) => intercept({ lastUserText: lastChatText(body) }) as never),
+        });
+      }
+    },
+    setContextWindow: (tokens) => fake.setContextWindow(tokens),
     requestCount: () => fake.requests.length,
     statuses: () => fake.requests.map((request) => request.status),
+    requests: () =>
+      fake.requests.map((request) => ({
+        status: request.status,
+        bytes: request.bytesReceived,
+        tokens: request.tokens ?? safeCount(protocol, request.body),
+        cacheRead: "usage" in request ? (request.usage?.cache_read_input_tokens ?? 0) : 0,
+      })),
     env: (): Record<string, string> =>
       protocol === "anthropic"
         ? {
@@ -48,6 +109,37 @@ export async function startFakeModel(protocol: Protocol): Promise<FakeModel> {
   };
 }
 
+function lastAnthropicText(body: RecordedBody): string {
+  const last = body.messages.at(-1);
+  if (last?.role !== "user") return "";
+  if (typeof last.content === "string") return last.content;
+  return last.content
+    .flatMap((block) => (block.type === "text" ? [String(block.text)] : []))
+    .join("\n");
+}
+
+function lastChatText(body: Record<string, unknown>): string {
+  const messages = body.messages as { role?: unknown; content?: unknown }[];
+  const last = messages.at(-1);
+  if (last?.role !== "user") return "";
+  if (typeof last.content === "string") return last.content;
+  if (!Array.isArray(last.content)) return "";
+  return (last.content as { type?: unknown; text?: unknown }[])
+    .flatMap((part) => (part.type === "text" ? [String(part.text)] : []))
+    .join("\n");
+}
+
+/** The tokens of a request the fake rejected before counting it, or 0 if it can't be read. */
+function safeCount(protocol: Protocol, body: unknown): number {
+  try {
+    return protocol === "anthropic"
+      ? countTokens(body as RecordedBody)
+      : countChatTokens(body as Record<string, unknown>);
+  } catch {
+    return 0;
+  }
+}
+
 export interface Sandbox {
   home: string;
   workspace: string;
@@ -56,11 +148,15 @@ export interface Sandbox {
 
 /**
  * A fresh home (sessions, settings) and workspace, with none of this machine's keys, removed
- * when the test that made it has finished.
+ * when the test that made it has finished (outside a test, by whoever made it).
  */
 export function freshSandbox(): Sandbox {
   const root = mkdtempSync(join(tmpdir(), "agentloop-cli-"));
-  onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+  try {
+    onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+  } catch {
+    // Not inside a test (the benchmarks in bench/): the caller removes it.
+  }
   const home = join(root, "home");
   const workspace = join(root, "work");
   for (const dir of [home, workspace]) mkdirSync(dir, { recursive: true });

@@ -2,12 +2,14 @@
 // answered as real SSE. Each request takes the next scripted turn: a reply, or a fault the
 // real service produces (HTTP errors with retry-after, stalls, resets, SSE error events).
 // Every request is recorded and validated first, and an invalid one gets the same 400 the
-// real API gives, without using up a turn. GET /_fake/requests returns the record as JSON,
-// for tests that run the fake in another process (see fake-anthropic-main.ts).
+// real API gives, without using up a turn. So does a request too long for the context window,
+// when one is set. An `intercept` can answer chosen requests (such as the agent's requests for
+// a summary) whenever they come, outside the script. GET /_fake/requests returns the record as
+// JSON, for tests that run the fake in another process (see fake-anthropic-main.ts).
 
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { PromptCache } from "./fake-anthropic-cache.js";
+import { type CacheUsage, countTokens, PromptCache } from "./fake-anthropic-cache.js";
 import { validateRequest } from "./fake-anthropic-validation.js";
 
 export interface FakeText {
@@ -79,22 +81,49 @@ export interface RecordedRequest {
   receivedAt: number;
   /** The HTTP status the fake answered with. */
   status: number;
+  /** The length of the request body in bytes, as it came over the wire. */
+  bytesReceived: number;
+  /** The input's size in tokens (see countTokens), once the request has passed validation. */
+  tokens?: number;
+  /** How the prompt cache split the input, for a request that was answered with a stream. */
+  usage?: CacheUsage;
+}
+
+export interface ScriptOptions {
+  /** Starts the script over when it runs out. */
+  cycle?: boolean;
+  /**
+   * Sees every valid request that fits the context window before the script does; a turn it
+   * returns is the answer, and the scripted turns are left for the next requests.
+   */
+  intercept?: (body: RecordedBody) => FakeTurn | undefined;
+}
+
+export interface FakeAnthropicOptions {
+  /** The model's context window in tokens; longer requests get the API's 400. */
+  contextWindow?: number;
 }
 
 export interface FakeAnthropic {
   url: string;
   requests: RecordedRequest[];
-  /** Replaces the remaining turns. With `cycle`, the script starts over when it runs out. */
-  script(turns: FakeTurn[], options?: { cycle?: boolean }): void;
+  /** Replaces the remaining turns. */
+  script(turns: FakeTurn[], options?: ScriptOptions): void;
+  /** Sets the context window from the next request on; undefined lifts the limit. */
+  setContextWindow(tokens: number | undefined): void;
   close(): Promise<void>;
 }
 
-export async function startFakeAnthropic(): Promise<FakeAnthropic> {
+export async function startFakeAnthropic(
+  options: FakeAnthropicOptions = {},
+): Promise<FakeAnthropic> {
   const requests: RecordedRequest[] = [];
   const cache = new PromptCache();
   let turns: FakeTurn[] = [];
   let next = 0;
   let cycle = false;
+  let intercept: ScriptOptions["intercept"];
+  let contextWindow = options.contextWindow;
 
   const server = createServer(async (req, res) => {
     if (req.method === "GET" && req.url === "/_fake/requests") {
@@ -104,13 +133,20 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     }
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks);
     let body: RecordedBody;
     try {
-      body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      body = JSON.parse(raw.toString("utf8"));
     } catch {
       return sendError(res, 400, "invalid_request_error", "The request body is not valid JSON.");
     }
-    const record = { body, headers: req.headers, receivedAt: performance.now(), status: 200 };
+    const record: RecordedRequest = {
+      body,
+      headers: req.headers,
+      receivedAt: performance.now(),
+      status: 200,
+      bytesReceived: raw.length,
+    };
     requests.push(record);
     const answer = (status: number, type: string, message: string) => {
       record.status = status;
@@ -128,19 +164,26 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     if (body.stream !== true) {
       return answer(400, "invalid_request_error", "the fake server only answers `stream: true`");
     }
-    if (cycle && next === turns.length) next = 0;
-    const turn = turns[next];
+    record.tokens = countTokens(body);
+    const tooLong =
+      contextWindow === undefined ? null : overflow(record.tokens, body, contextWindow);
+    if (tooLong) return answer(400, "invalid_request_error", tooLong);
+    let turn = intercept?.(body);
     if (!turn) {
-      const message = `the fake server has no scripted turn for request ${requests.length}`;
-      return answer(400, "invalid_request_error", message);
+      if (cycle && next === turns.length) next = 0;
+      turn = turns[next];
+      if (!turn) {
+        const message = `the fake server has no scripted turn for request ${requests.length}`;
+        return answer(400, "invalid_request_error", message);
+      }
+      next += 1;
     }
-    next += 1;
     if (turn.kind === "http_error") {
       record.status = turn.status;
       return sendError(res, turn.status, turn.errorType, turn.message, turn.headers);
     }
-    const usage = cache.account(body);
-    streamTurn(res, turn, body.model, requests.length, usage);
+    record.usage = cache.account(body);
+    streamTurn(res, turn, body.model, requests.length, record.usage);
   });
 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -152,6 +195,10 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       turns = [...newTurns];
       next = 0;
       cycle = options.cycle ?? false;
+      intercept = options.intercept;
+    },
+    setContextWindow(tokens) {
+      contextWindow = tokens;
     },
     close() {
       // Stalled streams stay open until the client gives up; don't wait for them.
@@ -159,6 +206,18 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** The API's words for a request that does not fit the window, or null when it fits. */
+function overflow(total: number, body: RecordedBody, window: number): string | null {
+  if (total > window) return `prompt is too long: ${total} tokens > ${window} maximum`;
+  if (total + body.max_tokens > window) {
+    return (
+      `input length and \`max_tokens\` exceed context limit: ${total} + ${body.max_tokens} > ` +
+      `${window}, decrease input length or \`max_tokens\` and try again`
+    );
+  }
+  return null;
 }
 
 function sendError(
@@ -189,7 +248,7 @@ function streamTurn(
   turn: StreamedTurn,
   model: string,
   number: number,
-  usage: ReturnType<PromptCache["account"]>,
+  usage: CacheUsage,
 ) {
   res.writeHead(200, {
     "content-type": "text/event-stream; charset=utf-8",
@@ -237,12 +296,7 @@ function streamTurn(
 }
 
 /** The whole SSE conversation for a reply, and where the middle of its last block is. */
-function replyEvents(
-  turn: StreamedTurn,
-  model: string,
-  number: number,
-  usage: ReturnType<PromptCache["account"]>,
-) {
+function replyEvents(turn: StreamedTurn, model: string, number: number, usage: CacheUsage) {
   const events: SseEvent[] = [];
   const push = (event: string, data: Record<string, unknown>) => events.push({ event, data });
   push("message_start", {

@@ -43,10 +43,15 @@ const FINISH_REASONS = {
 /** Characters of text or arguments per chunk, small so every reply arrives in pieces. */
 const PIECE = 5;
 
-/** The chunks, and how many of them reach the middle of the last block (for cut-off faults). */
+/**
+ * The chunks, and how many of them reach the middle of the last block (for cut-off faults).
+ * Usage is the reply's own, else `promptTokens` and the reply's length when the server counts
+ * tokens, else 20 and 10.
+ */
 export function replyChunks(
   reply: FakeReply,
   includeUsage: boolean,
+  promptTokens?: number,
 ): { chunks: object[]; middleOfLastBlock: number } {
   const quirks = new Set(reply.quirks ?? []);
   const deltas: object[] = [{ role: "assistant", content: "" }];
@@ -86,7 +91,7 @@ export function replyChunks(
   const chunks = deltas.map((delta) => chunk([{ index: 0, delta, finish_reason: null }]));
   const finish = finishReason(reply, calls.length > 0);
   if (finish !== null) chunks.push(chunk([{ index: 0, delta: {}, finish_reason: finish }]));
-  if (includeUsage) chunks.push({ ...chunk([]), usage: usageOf(reply) });
+  if (includeUsage) chunks.push({ ...chunk([]), usage: usageOf(reply, promptTokens) });
   return { chunks, middleOfLastBlock };
 }
 
@@ -96,14 +101,32 @@ function finishReason(reply: FakeReply, hasCalls: boolean): string | null {
   return hasCalls ? "tool_calls" : "stop";
 }
 
-function usageOf(reply: FakeReply) {
-  const usage = reply.usage ?? { prompt_tokens: 20, completion_tokens: 10 };
+function usageOf(reply: FakeReply, promptTokens: number | undefined) {
+  const usage =
+    reply.usage ??
+    (promptTokens === undefined
+      ? { prompt_tokens: 20, completion_tokens: 10 }
+      : { prompt_tokens: promptTokens, completion_tokens: outputTokens(reply) });
   return {
     prompt_tokens: usage.prompt_tokens,
     completion_tokens: usage.completion_tokens,
     total_tokens: usage.prompt_tokens + usage.completion_tokens,
     prompt_tokens_details: { cached_tokens: usage.cached_tokens ?? 0 },
   };
+}
+
+/** A token for every four characters of text and tool arguments, at least one. */
+function outputTokens(reply: FakeReply): number {
+  let chars = 0;
+  for (const block of reply.content) {
+    if (block.type === "text") chars += block.text.length;
+    else
+      chars +=
+        "partialJson" in block
+          ? block.partialJson.length
+          : (JSON.stringify(block.input) ?? "").length;
+  }
+  return Math.max(1, Math.ceil(chars / 4));
 }
 
 function chunk(choices: object[]): object {
