@@ -73,6 +73,8 @@ export type CompactionEvent = {
   tokensAfter: number;
   /** The window the history was fitted into. */
   contextWindow: number;
+  /** Time it took, the summary request included. */
+  durationMs: number;
 } & (
   | {
       /** Old tool results were replaced by stubs. */
@@ -90,7 +92,6 @@ export type CompactionEvent = {
       /** The history the loop goes on with: first prompt, summary, then the recent turns. */
       messages: Message[];
       usage: Usage;
-      durationMs: number;
     }
 );
 

@@ -86,6 +86,7 @@ export function createCompaction(settings: CompactionSettings): Compaction {
     trigger: CompactionTrigger,
     keepTokens: number,
   ) {
+    const started = performance.now();
     const before = size(request, state.messages);
     const { messages, cleared } = clearOldResults(state.messages, {
       keepTokens,
@@ -102,6 +103,7 @@ export function createCompaction(settings: CompactionSettings): Compaction {
       tokensBefore: before,
       tokensAfter: size(request, messages),
       contextWindow,
+      durationMs: performance.now() - started,
       cleared,
     };
     yield event;
