@@ -46,6 +46,8 @@ export interface FakeModelRequest {
   tokens: number;
   /** Tokens read from the Anthropic fake's prompt cache; always 0 for OpenAI. */
   cacheRead: number;
+  /** The request body as JSON text. */
+  body: string;
 }
 
 export interface FakeModel {
@@ -96,6 +98,7 @@ export async function startFakeModel(
         bytes: request.bytesReceived,
         tokens: request.tokens ?? safeCount(protocol, request.body),
         cacheRead: "usage" in request ? (request.usage?.cache_read_input_tokens ?? 0) : 0,
+        body: JSON.stringify(request.body),
       })),
     env: (): Record<string, string> =>
       protocol === "anthropic"

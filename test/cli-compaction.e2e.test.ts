@@ -1,0 +1,180 @@
+// Long tasks through the built CLI against fake servers that enforce a context window with the
+// real APIs' error bodies: the task completes, every command's output reaches the model whole,
+// and a compacted session resumes into a conversation the server accepts.
+
+import { describe, expect, it } from "vitest";
+import {
+  type FakeModel,
+  freshSandbox,
+  onlySession,
+  type Protocol,
+  runCli,
+  type Sandbox,
+  startFakeModel,
+} from "./support/cli-harness.js";
+import { type FakeTurn, reply, text, toolUse } from "./support/fake-anthropic-server.js";
+
+const SUMMARY_REQUEST = "[agentloop] The conversation has grown too long";
+
+/** A command printing about 25 KB of build log, then a line that names it. */
+const noisyStep = (k: number) =>
+  `yes "build log line of step ${k}: compiling the module and linking it" | head -c 25000; echo; echo END-OF-STEP-${k}`;
+
+function noisyTask(steps: number): FakeTurn[] {
+  const turns: FakeTurn[] = [];
+  for (let k = 1; k <= steps; k += 1) {
+    turns.push(reply(toolUse(`toolu_${k}`, "bash", { command: noisyStep(k) })));
+  }
+  turns.push(reply(text(`All ${steps} steps are built.`)));
+  return turns;
+}
+
+/** Summary requests are answered whenever they come, outside the script. */
+const answerSummaries = {
+  intercept: ({ lastUserText }: { lastUserText: string }) =>
+    lastUserText.includes(SUMMARY_REQUEST)
+      ? reply(text("Steps are being built one by one."))
+      : undefined,
+};
+
+async function runTask(model: FakeModel, sandbox: Sandbox, args: string[]) {
+  const run = await runCli(["--output-format", "stream-json", ...args], {
+    env: { ...sandbox.env, ...model.env() },
+    cwd: sandbox.workspace,
+  });
+  const events = run.stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { type: string; [key: string]: unknown });
+  return { ...run, events };
+}
+
+/** The request that followed step k carries its whole output. */
+function deliveredWhole(model: FakeModel, k: number): boolean {
+  return model.requests().some((request) => {
+    const at = request.body.indexOf(`END-OF-STEP-${k}\\n`);
+    if (at === -1 || request.status !== 200) return false;
+    const start = request.body.indexOf(`build log line of step ${k}:`);
+    return start !== -1 && at - start > 24_000;
+  });
+}
+
+describe.each<Protocol>(["anthropic", "openai"])("a long task with the %s protocol", (protocol) => {
+  it("70 commands of 25 KB each under a 200,000-token window: done, nothing refused", async () => {
+    const model = await startFakeModel(protocol, { contextWindow: 200_000 });
+    try {
+      model.script(noisyTask(70), answerSummaries);
+      const sandbox = freshSandbox();
+      const { code, events, stderr } = await runTask(model, sandbox, [
+        "--context-window",
+        "200000",
+        "build every step",
+      ]);
+      expect(stderr).not.toMatch(/too long/);
+      expect(code).toBe(0);
+      expect(model.statuses().every((status) => status === 200)).toBe(true);
+      for (let k = 1; k <= 70; k += 1) expect(deliveredWhole(model, k)).toBe(true);
+      expect(events.filter((event) => event.type === "compaction").length).toBeGreaterThan(0);
+      expect(events.at(-1)).toMatchObject({ type: "result", subtype: "success" });
+    } finally {
+      await model.close();
+    }
+  }, 120_000);
+
+  it("a 40,000-token window it was not told about: learnt from the error, then done", async () => {
+    const model = await startFakeModel(protocol, { contextWindow: 40_000 });
+    try {
+      model.script(noisyTask(20), answerSummaries);
+      const sandbox = freshSandbox();
+      const { code, events } = await runTask(model, sandbox, ["build every step"]);
+      expect(code).toBe(0);
+      expect(model.statuses().filter((status) => status !== 200)).toEqual([400]);
+      expect(events).toContainEqual(
+        expect.objectContaining({ type: "compaction", trigger: "too_long", contextWindow: 40_000 }),
+      );
+      expect(events).toContainEqual(
+        expect.objectContaining({ type: "turn_end", transitionReason: "compact_retry" }),
+      );
+      for (let k = 1; k <= 20; k += 1) expect(deliveredWhole(model, k)).toBe(true);
+
+      // The resumed session goes on from the compacted history, and the server accepts it.
+      model.script([reply(text("Still built."))], answerSummaries);
+      const before = model.requestCount();
+      const resumed = await runTask(model, sandbox, ["--continue", "is everything still built?"]);
+      expect(resumed.code).toBe(0);
+      expect(model.statuses().slice(before)).toEqual([200]);
+      const sent = model.requests().at(-1)?.body ?? "";
+      expect(sent).toContain("[agentloop cleared this result to save context");
+      expect(sent).toContain("build every step");
+      expect(onlySession(sandbox).messages.filter((m) => m.role === "user").length).toBeGreaterThan(
+        20,
+      );
+    } finally {
+      await model.close();
+    }
+  }, 120_000);
+});
+
+describe("kill -9 during a compaction", () => {
+  it("resumes into a conversation the server accepts, and compacts again", async () => {
+    // A window this small is a local model's, served over the OpenAI protocol.
+    const model = await startFakeModel("openai", { contextWindow: 8_000 });
+    try {
+      // Results stay small; the model's own long text is what fills the window.
+      const thinking = "Let me think about this step carefully before running it. ".repeat(30);
+      const turns: FakeTurn[] = [];
+      for (let k = 1; k <= 12; k += 1) {
+        turns.push(
+          reply(text(thinking), toolUse(`toolu_${k}`, "bash", { command: `echo step ${k}` })),
+        );
+      }
+      turns.push(reply(text("Done.")));
+      let summaryRequests = 0;
+      model.script(turns, {
+        intercept: ({ lastUserText }) => {
+          if (!lastUserText.includes(SUMMARY_REQUEST)) return undefined;
+          summaryRequests += 1;
+          return { kind: "stall", content: [text("The steps so far")] };
+        },
+      });
+      const sandbox = freshSandbox();
+      const env = { ...sandbox.env, ...model.env() };
+      const args = ["--permission-mode", "yolo", "--context-window", "8000"];
+      const killed = await runCli([...args, "echo every step"], {
+        env,
+        cwd: sandbox.workspace,
+        onSpawn: (child) => {
+          const poll = setInterval(() => {
+            if (summaryRequests === 0) return;
+            clearInterval(poll);
+            setTimeout(() => child.kill("SIGKILL"), 100);
+          }, 20);
+        },
+      });
+      expect(killed.code).toBeNull();
+      expect(onlySession(sandbox).entries.some((entry) => entry.type === "compaction")).toBe(false);
+
+      const rest = turns.slice(model.statuses().filter((status) => status === 200).length - 1);
+      model.script(rest, answerSummaries);
+      const before = model.requestCount();
+      const resumed = await runCli([...args, "--continue", "go on"], {
+        env,
+        cwd: sandbox.workspace,
+      });
+      expect(resumed.stderr).toMatch(/⟳ compacted: summarised \d+ messages/);
+      expect(resumed.code).toBe(0);
+      expect(
+        model
+          .statuses()
+          .slice(before)
+          .every((status) => status === 200),
+      ).toBe(true);
+      const { entries } = onlySession(sandbox);
+      expect(entries).toContainEqual(
+        expect.objectContaining({ type: "compaction", kind: "summary" }),
+      );
+    } finally {
+      await model.close();
+    }
+  }, 60_000);
+});
