@@ -5,7 +5,13 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runViewCommand } from "../src/viewer/view-command.js";
 import { launchChromium } from "./support/chromium.js";
-import { syntheticSession } from "./support/synthetic-session.js";
+import {
+  CLEAR_STUB,
+  compactedSession,
+  SUMMARY,
+  SUMMARY_INSTRUCTIONS,
+  syntheticSession,
+} from "./support/synthetic-session.js";
 
 const fixture = readFileSync(new URL("./fixtures/viewer-session.jsonl", import.meta.url), "utf8");
 // Written outside the tree so a test run leaves git clean; docs/viewer.png is a copy of it.
@@ -61,7 +67,17 @@ const openFixture = async (options: { clock?: boolean } = {}) => {
   fixturePage ??= exported(fixture);
   return open(`file://${await fixturePage}`, options);
 };
+let compactedPage: Promise<string> | undefined;
+const openCompacted = async () => {
+  compactedPage ??= exported(compactedSession());
+  return open(`file://${await compactedPage}`);
+};
 const position = (page: Page) => page.locator("#position").textContent();
+const sentCount = (page: Page) => page.locator("#request .json-message").count();
+const openMessages = (page: Page) =>
+  page
+    .locator("#request .json-message")
+    .evaluateAll((nodes) => nodes.map((node) => (node as HTMLDetailsElement).open));
 const texts = (page: Page, selector: string) => page.locator(selector).allTextContents();
 
 describe("the transcript viewer page", () => {
@@ -358,6 +374,133 @@ describe("the transcript viewer page", () => {
     await page.keyboard.press("ArrowLeft");
     expect(await page.locator("#conversation .item").last().getAttribute("data-index")).toBe(
       "1998",
+    );
+  });
+
+  it("draws a boundary where old results were cleared, and sends them as stubs from there on", async () => {
+    const page = await openCompacted();
+    await page.click("#step");
+    expect(await page.locator("#conversation .compaction").count()).toBe(0);
+    await page.click("#step");
+    expect(await position(page)).toBe("Request 3 of 5");
+    const boundary = page.locator("#conversation .compaction");
+    expect(await boundary.locator(".rule").textContent()).toBe(
+      "— compacted: cleared 1 old tool result, 182,000 → 41,000 tokens —",
+    );
+    expect(await boundary.locator(".why").textContent()).toBe(
+      "auto: before a request, to fit the 200,000-token context window",
+    );
+    expect(await boundary.getAttribute("class")).toContain("new");
+    // The conversation keeps the result as it was; the request sent its stub.
+    const result = page.locator("#conversation .tool-result[data-tool-id=toolu_1]");
+    expect(await result.locator("summary").textContent()).toBe(
+      "Show all 39 lines (840 characters)",
+    );
+    expect(await sentCount(page)).toBe(5);
+    const stubbed = page.locator("#request .json-message").nth(2);
+    expect(await stubbed.textContent()).toContain(JSON.stringify(CLEAR_STUB));
+    expect(await stubbed.textContent()).not.toContain("src/a.ts(38,1)");
+    // New in this request: the stubbed result, and the call and result of the turn before.
+    expect(await openMessages(page)).toEqual([false, false, true, true, true]);
+    expect(await texts(page, "#step-info .fact[data-fact=compacted]")).toEqual([
+      "compactedcleared 1 old tool result, 182,000 → 41,000 tokens (auto: before a request, to fit the 200,000-token context window)",
+    ]);
+    await page.click("#back");
+    expect(await sentCount(page)).toBe(3);
+    const whole = await page.locator("#request .json-message").nth(2).textContent();
+    expect(whole).toContain('"content": "src/a.ts(1,1): error');
+    expect(whole).not.toContain("agentloop cleared");
+    expect(await page.locator("#conversation .compaction").count()).toBe(0);
+  });
+
+  it("steps to the summary request: its instructions, the summary, its usage and what it sent", async () => {
+    const page = await openCompacted();
+    await page.locator("#slider").evaluate((slider: HTMLInputElement) => {
+      slider.value = "4";
+      slider.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    await expect.poll(() => position(page)).toBe("Request 4 of 5");
+    expect(await page.locator("#request-title").textContent()).toBe(
+      "messages[] sent with request 4, the summary request (6 messages)",
+    );
+    expect(await texts(page, "#step-info .fact")).toEqual([
+      "summary requestsent 5 messages of the history, then these instructions",
+      "tokens9,000 in · 50 out",
+      "duration5.4 s",
+    ]);
+    const written = page.locator("#conversation .item.by-loop");
+    expect(await written.locator(".role").allTextContents()).toEqual([
+      "summary request",
+      "summary",
+    ]);
+    expect(await written.locator(".bubble").allTextContents()).toEqual([
+      SUMMARY_INSTRUCTIONS,
+      SUMMARY,
+    ]);
+    const boundary = page.locator("#conversation .compaction").last();
+    expect(await boundary.locator(".rule").textContent()).toBe(
+      "— summarised 5 messages, 170,000 → 12,000 tokens —",
+    );
+    expect(await boundary.locator(".why").textContent()).toBe(
+      "too_long: the API said the request was too long · transition compact_retry",
+    );
+    // The history it sent, with the cleared result still a stub, then the instructions.
+    expect(await sentCount(page)).toBe(6);
+    const stubbed = page.locator("#request .json-message").nth(2);
+    await stubbed.locator("> summary").click();
+    expect(await stubbed.textContent()).toContain(JSON.stringify(CLEAR_STUB));
+    await stubbed.locator("> summary").click();
+    expect(await page.locator("#request .json-message").last().textContent()).toContain(
+      `"content": ${JSON.stringify(SUMMARY_INSTRUCTIONS)}`,
+    );
+    expect(await openMessages(page)).toEqual([false, false, false, false, false, true]);
+  });
+
+  it("sends the summarised history after a summary, and the whole one again on the way back", async () => {
+    const page = await openCompacted();
+    await page.keyboard.press("End");
+    expect(await position(page)).toBe("Request 5 of 5");
+    expect(await sentCount(page)).toBe(3);
+    const head = page.locator("#request .json-message").first();
+    expect(await head.textContent()).toContain("Earlier turns were replaced by this summary");
+    expect(await page.locator("#request .json-message").nth(1).textContent()).toContain(
+      '"command": "npm test"',
+    );
+    expect(await texts(page, "#step-info .fact[data-fact=compacted]")).toEqual([
+      "compactedsummarised 5 messages, 170,000 → 12,000 tokens (too_long: the API said the request was too long · transition compact_retry)",
+    ]);
+    await page.keyboard.press("ArrowLeft");
+    expect(await sentCount(page)).toBe(6);
+    await page.keyboard.press("ArrowLeft");
+    expect(await sentCount(page)).toBe(5);
+    await page.keyboard.press("Home");
+    expect(await sentCount(page)).toBe(1);
+    await page.keyboard.press("End");
+    expect(await sentCount(page)).toBe(3);
+  });
+
+  it("shows a context_too_long stop like any other", async () => {
+    const lines = compactedSession().trimEnd().split("\n").slice(0, 9);
+    const stop = {
+      type: "stop",
+      at: "2026-11-28T11:00:30.000Z",
+      reason: "context_too_long",
+      detail: "The conversation does not fit the model's context window.",
+    };
+    const session = `${[...lines, JSON.stringify(stop)].join("\n")}\n`;
+    const page = await open(`file://${await exported(session)}`);
+    await page.keyboard.press("End");
+    expect(await position(page)).toBe("Request 2 of 2");
+    const stopped = page.locator("#step-info .fact[data-fact='loop stopped']");
+    expect(await stopped.textContent()).toBe(
+      "loop stoppedcontext_too_long: The conversation does not fit the model's context window.",
+    );
+    expect(await stopped.getAttribute("class")).toContain("failed");
+    expect(await page.locator("#conversation .item").last().textContent()).toBe(
+      "Loop stopped (context_too_long): The conversation does not fit the model's context window.",
+    );
+    expect(await page.locator("#conversation .compaction .rule").textContent()).toBe(
+      "— compacted: cleared 1 old tool result, 182,000 → 41,000 tokens —",
     );
   });
 

@@ -1,7 +1,14 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import type { Message } from "../src/messages.js";
 import { parseSession } from "../src/session.js";
-import { buildTimeline } from "../src/viewer/timeline.js";
+import { buildTimeline, type Step, sentIndexes, sentMessages } from "../src/viewer/timeline.js";
+import {
+  CLEAR_STUB,
+  compactedSession,
+  SUMMARY,
+  SUMMARY_INSTRUCTIONS,
+} from "./support/synthetic-session.js";
 
 const fixture = readFileSync(new URL("./fixtures/viewer-session.jsonl", import.meta.url), "utf8");
 const header = JSON.stringify({
@@ -86,9 +93,12 @@ describe("the viewer's timeline", () => {
     expect(steps).toEqual([
       {
         request: 1,
+        context: 0,
         sentCount: 1,
         shownCount: 2,
         reply: null,
+        summary: null,
+        compaction: null,
         transitionReason: null,
         stop: { reason: "error", detail: "The API could not be reached." },
       },
@@ -138,9 +148,217 @@ describe("the viewer's timeline", () => {
     expect(steps.map((step) => step.shownCount)).toEqual([3]);
   });
 
+  it("keeps the transition of a turn whose answer is continued after max_tokens", () => {
+    const cutOff = JSON.stringify({
+      type: "message",
+      at,
+      turn: 1,
+      stopReason: "max_tokens",
+      message: { role: "assistant", content: [{ type: "text", text: "half an ans" }] },
+    });
+    const continuation = JSON.stringify({
+      type: "message",
+      at,
+      turn: 1,
+      message: { role: "user", content: "Continue exactly where it stopped." },
+    });
+    const turnEnd = JSON.stringify({
+      type: "turn_end",
+      at,
+      turn: 1,
+      transitionReason: "max_tokens_recovery",
+    });
+    const { steps } = timelineOf(
+      header,
+      prompt("q"),
+      cutOff,
+      continuation,
+      turnEnd,
+      reply(2, "wer"),
+    );
+    expect(steps.map((step) => step.transitionReason)).toEqual(["max_tokens_recovery", null]);
+    expect(steps.map((step) => step.sentCount)).toEqual([1, 3]);
+  });
+
   it("has no steps for a session without messages", () => {
     const { steps, items } = timelineOf(header);
     expect(steps).toEqual([]);
     expect(items).toEqual([]);
+  });
+});
+
+describe("the viewer's timeline of a compacted session", () => {
+  const session = parseSession(compactedSession());
+  const timeline = buildTimeline(session);
+  const { steps, items } = timeline;
+  const step = (index: number) => steps[index] as Step;
+  const sent = (index: number) => sentMessages(timeline, step(index));
+  // As recorded in the file: prompt, call 1, result 1, call 2, result 2, call 3, result 3,
+  // the final answer.
+  const [first, call1, result1, call2, result2, call3, result3, answer] =
+    session.messages as Message[];
+  const stubbed1 = {
+    role: "user",
+    content: [{ type: "tool_result", tool_use_id: "toolu_1", content: CLEAR_STUB, is_error: true }],
+  };
+  const summaryRecord = session.entries.find(
+    (entry) => entry.type === "compaction" && entry.kind === "summary",
+  ) as { messages: Message[] };
+
+  it("has a step per request: three tool turns, the summary request, the retried turn", () => {
+    expect(steps.map((step) => step.request)).toEqual([1, 2, 3, 4, 5]);
+    expect(steps.map((step) => step.summary)).toEqual([
+      null,
+      null,
+      null,
+      { summarizedCount: 5 },
+      null,
+    ]);
+    expect(steps.map((step) => step.reply?.turn)).toEqual([1, 2, 3, null, 5]);
+  });
+
+  it("sends every message as recorded before a clear, and the cleared results as stubs after it", () => {
+    expect(sent(0)).toEqual([first]);
+    expect(sent(1)).toEqual([first, call1, result1]);
+    expect(sent(2)).toEqual([first, call1, stubbed1, call2, result2]);
+  });
+
+  it("sends the summary request the history as it stood, then the instructions", () => {
+    expect(sent(3)).toEqual([
+      first,
+      call1,
+      stubbed1,
+      call2,
+      result2,
+      { role: "user", content: SUMMARY_INSTRUCTIONS },
+    ]);
+    expect(step(3).reply).toMatchObject({
+      turn: null,
+      stopReason: null,
+      durationMs: 5_400,
+      usage: { input_tokens: 9_000, output_tokens: 50 },
+    });
+    expect(timeline.messages[step(3).reply?.index ?? -1]).toEqual({
+      role: "assistant",
+      content: [{ type: "text", text: SUMMARY }],
+    });
+  });
+
+  it("sends the summarised history after a summary, then what was recorded after it", () => {
+    expect(sent(4)).toEqual([summaryRecord.messages[0], call3, result3]);
+    expect(summaryRecord.messages).toEqual(sent(4));
+    expect(timeline.messages[step(4).reply?.index ?? -1]).toEqual(answer);
+  });
+
+  it("keeps the index of each message a summary kept verbatim, so only the summary is new", () => {
+    const beforeSummary = timeline.contexts[step(2).context] as number[];
+    const after = sentIndexes(timeline, step(4));
+    expect(after.slice(1)).toEqual(beforeSummary.slice(5, 7));
+    expect(beforeSummary).not.toContain(after[0]);
+  });
+
+  it("keeps every recorded message in the conversation, with a boundary at each compaction", () => {
+    expect(
+      items.map((item) => (item.kind === "message" ? (item.label ?? "message") : item.kind)),
+    ).toEqual([
+      "message",
+      "message",
+      "message",
+      "message",
+      "message",
+      "compaction",
+      "message",
+      "message",
+      "summary request",
+      "summary",
+      "compaction",
+      "message",
+      "stop",
+    ]);
+    const recorded = items.flatMap((item) =>
+      item.kind === "message" && !item.label ? [timeline.messages[item.index]] : [],
+    );
+    expect(recorded).toEqual(session.messages);
+    expect(items.filter((item) => item.kind === "compaction")).toEqual([
+      {
+        kind: "compaction",
+        method: "clear",
+        trigger: "auto",
+        tokensBefore: 182_000,
+        tokensAfter: 41_000,
+        contextWindow: 200_000,
+        count: 1,
+        transitionReason: null,
+      },
+      {
+        kind: "compaction",
+        method: "summary",
+        trigger: "too_long",
+        tokensBefore: 170_000,
+        tokensAfter: 12_000,
+        contextWindow: 200_000,
+        count: 5,
+        transitionReason: "compact_retry",
+      },
+    ]);
+  });
+
+  it("shows a clear with the next request, and a summary with its own request", () => {
+    expect(steps.map((step) => step.shownCount)).toEqual([3, 5, 8, 11, 13]);
+    // The first request that sends each compaction's result names it.
+    expect(steps.map((step) => step.compaction)).toEqual([null, null, 5, null, 10]);
+  });
+
+  it("keeps each turn's transition; the refused request's compact_retry goes with its compaction", () => {
+    expect(steps.map((step) => step.transitionReason)).toEqual([
+      "tool_result",
+      "tool_result",
+      "tool_result",
+      null,
+      null,
+    ]);
+    expect(step(4).stop).toEqual({ reason: "end_turn", detail: "The model finished its answer." });
+  });
+
+  it("makes a new history only at a compaction and for a summary request", () => {
+    expect(steps.map((step) => step.context)).toEqual([0, 0, 1, 2, 3]);
+    expect(timeline.contexts).toHaveLength(4);
+    expect(buildTimeline(parseSession(fixture)).contexts).toEqual([[0, 1, 2, 3, 4, 5]]);
+  });
+
+  it("attaches a context_too_long stop after a compaction to the last request", () => {
+    const lines = compactedSession().trimEnd().split("\n").slice(0, 9);
+    const stopLine = stop("context_too_long", "The conversation does not fit the context window.");
+    const { steps: cut, items: cutItems } = timelineOf(...lines, stopLine);
+    expect(cut).toHaveLength(2);
+    expect(cut[1]?.stop?.reason).toBe("context_too_long");
+    expect(cut[1]?.shownCount).toBe(cutItems.length);
+    expect(cutItems.map((item) => item.kind).slice(-2)).toEqual(["compaction", "stop"]);
+  });
+
+  it("ignores a cleared id it cannot find and keeps reading", () => {
+    const clear = JSON.stringify({
+      type: "compaction",
+      at,
+      trigger: "manual",
+      tokensBefore: 10,
+      tokensAfter: 10,
+      contextWindow: 100,
+      kind: "clear",
+      cleared: [{ tool_use_id: "nowhere", stub: "x" }, null],
+    });
+    const built = timelineOf(
+      header,
+      prompt("q"),
+      reply(1, "a"),
+      clear,
+      prompt("q2"),
+      reply(2, "b"),
+    );
+    expect(built.steps.map((step) => [step.context, step.sentCount])).toEqual([
+      [0, 1],
+      [0, 3],
+    ]);
+    expect(built.steps[1]?.compaction).toBe(2);
   });
 });

@@ -1,16 +1,35 @@
 // What the viewer replays, computed once from a session file: the conversation as a person
-// reads it, and one step per request sent to the model. Request k sent every message before
-// the k-th assistant message; its step also shows the reply and the tool results it led to.
+// reads it, and one step per request sent to the model, each knowing the exact messages[] it
+// sent. A request sent the history the loop held just before its reply was recorded: every
+// message so far, as compaction left them (see contexts.ts). A summary compaction is a request
+// too, and gets a step of its own. Each step also shows the reply and the tool results it led to.
 
-import type { LoopStopReason, TransitionReason } from "../events.js";
+import type { CompactionTrigger, LoopStopReason, TransitionReason } from "../events.js";
 import type { Message, StopReason, Usage } from "../messages.js";
-import type { SessionContents, SessionHeader, SessionProblem } from "../session.js";
+import type { SessionContents, SessionEntry, SessionHeader, SessionProblem } from "../session.js";
+import { ContextReplay } from "./contexts.js";
 import { isKnownBlock } from "./known-block.js";
 
 export type ConversationItem =
-  | { kind: "message"; index: number }
+  /** `label` names a message the loop wrote for itself, such as a summary request. */
+  | { kind: "message"; index: number; label?: string }
+  | CompactionItem
   | { kind: "stop"; reason: LoopStopReason; detail: string }
   | { kind: "repair"; description: string };
+
+/** The boundary where the history was compacted; requests after it send the compacted one. */
+export interface CompactionItem {
+  kind: "compaction";
+  method: "clear" | "summary";
+  trigger: CompactionTrigger;
+  tokensBefore: number | null;
+  tokensAfter: number | null;
+  contextWindow: number | null;
+  /** How many tool results were cleared, or how many messages were summarised. */
+  count: number;
+  /** Why the loop went on, when it said so for a request that got no reply ("compact_retry"). */
+  transitionReason: TransitionReason | null;
+}
 
 export interface Reply {
   /** Index of the assistant message in `messages`. */
@@ -24,12 +43,17 @@ export interface Reply {
 export interface Step {
   /** 1-based number of the request. */
   request: number;
-  /** `messages.slice(0, sentCount)` is the array this request sent. */
+  /** The request sent `contexts[context].slice(0, sentCount)`, indexes into `messages`. */
+  context: number;
   sentCount: number;
   /** `items.slice(0, shownCount)` is the conversation on screen at this step. */
   shownCount: number;
   /** Null when the session ends before the model answered this request. */
   reply: Reply | null;
+  /** Set for the request that asked the model to summarise the history. */
+  summary: { summarizedCount: number } | null;
+  /** Index in `items` of the compaction whose result this request is the first to send. */
+  compaction: number | null;
   /** Why the loop went on to another turn after this one, if it did. */
   transitionReason: TransitionReason | null;
   /** Set when the loop stopped after this request. */
@@ -38,87 +62,216 @@ export interface Step {
 
 export interface Timeline {
   header: SessionHeader | null;
+  /** Every recorded message, and the messages compactions made (see contexts.ts). */
   messages: Message[];
+  /** Histories as arrays of indexes into `messages`; each step sends a prefix of one. */
+  contexts: number[][];
   items: ConversationItem[];
   steps: Step[];
   problems: SessionProblem[];
 }
 
-export function buildTimeline(session: SessionContents): Timeline {
-  const messages: Message[] = [];
-  const items: ConversationItem[] = [];
-  const steps: Step[] = [];
-  // The step that items belong to until something starts the next request's input.
-  let open: Step | null = null;
-  const belongToOpenStep = () => {
-    if (open) open.shownCount = items.length;
-  };
+/** The messages[] a step's request sent, as indexes into `timeline.messages`. */
+export function sentIndexes(timeline: Timeline, step: Step): number[] {
+  return (timeline.contexts[step.context] ?? []).slice(0, step.sentCount);
+}
 
-  for (const entry of session.entries) {
+/** The messages[] a step's request sent. */
+export function sentMessages(timeline: Timeline, step: Step): Message[] {
+  return sentIndexes(timeline, step).map((index) => timeline.messages[index] as Message);
+}
+
+type CompactionEntry = Extract<SessionEntry, { type: "compaction" }>;
+
+export function buildTimeline(session: SessionContents): Timeline {
+  const builder = new TimelineBuilder();
+  for (const entry of session.entries) builder.read(entry);
+  const { messages, contexts, items, steps } = builder.finish();
+  return { header: session.header, messages, contexts, items, steps, problems: session.problems };
+}
+
+class TimelineBuilder {
+  private readonly replay = new ContextReplay();
+  private readonly items: ConversationItem[] = [];
+  private readonly steps: Step[] = [];
+  /** The step that items belong to until something starts the next request's input. */
+  private open: Step | null = null;
+  /** A prompt was recorded after the latest step: input to a request not answered yet. */
+  private awaitingRequest = false;
+  /** Index in `items` of the latest compaction that no request has sent the result of yet. */
+  private compaction: number | null = null;
+  /** A turn that got no reply (a request refused as too long) ended before its compaction. */
+  private transition: TransitionReason | null = null;
+
+  read(entry: SessionEntry): void {
     switch (entry.type) {
-      case "message": {
-        const index = messages.length;
-        messages.push(entry.message);
-        items.push({ kind: "message", index });
-        if (entry.message.role === "assistant") {
-          open = {
-            request: steps.length + 1,
-            sentCount: index,
-            shownCount: items.length,
-            reply: {
-              index,
-              turn: entry.turn ?? null,
-              stopReason: entry.stopReason ?? null,
-              usage: entry.usage ?? null,
-              durationMs: entry.durationMs ?? null,
-            },
-            transitionReason: null,
-            stop: null,
-          };
-          steps.push(open);
-        } else if (carriesToolResults(entry.message)) {
-          belongToOpenStep();
-        } else {
-          // A prompt (or a loop-written nudge) is input to the next request.
-          open = null;
-        }
-        break;
-      }
+      case "message":
+        this.message(entry);
+        return;
       case "turn_end":
-        if (open) open.transitionReason = entry.transitionReason;
-        break;
-      case "stop":
-        items.push({ kind: "stop", reason: entry.reason, detail: entry.detail });
-        if (open) open.stop = { reason: entry.reason, detail: entry.detail };
-        belongToOpenStep();
-        break;
+        this.turnEnd(entry.turn, entry.transitionReason);
+        return;
+      case "stop": {
+        const { reason, detail } = entry;
+        this.items.push({ kind: "stop", reason, detail });
+        const stopped = this.open ?? (this.awaitingRequest ? null : this.steps.at(-1));
+        if (stopped) stopped.stop = { reason, detail };
+        this.belongToOpenStep();
+        return;
+      }
       case "repair":
         // A repair changes what the next request sends, so it is shown with that request.
-        items.push({ kind: "repair", description: entry.description });
-        open = null;
-        break;
+        this.items.push({ kind: "repair", description: entry.description });
+        this.open = null;
+        return;
+      case "compaction":
+        this.compact(entry);
+        return;
     }
   }
 
-  const lastShown = steps.at(-1)?.shownCount ?? 0;
-  const trailing = items.slice(lastShown);
-  if (trailing.some((item) => item.kind === "message")) {
-    // Input was recorded but no reply: the session ended while this request was pending.
-    const stop = trailing.findLast((item) => item.kind === "stop");
-    steps.push({
-      request: steps.length + 1,
-      sentCount: messages.length,
-      shownCount: items.length,
-      reply: null,
-      transitionReason: null,
-      stop: stop ? { reason: stop.reason, detail: stop.detail } : null,
-    });
-  } else {
-    const last = steps.at(-1);
-    if (last) last.shownCount = items.length;
+  finish(): Pick<Timeline, "messages" | "contexts" | "items" | "steps"> {
+    const { items, steps, replay } = this;
+    const trailing = items.slice(steps.at(-1)?.shownCount ?? 0);
+    if (trailing.some((item) => item.kind === "message")) {
+      // Input was recorded but no reply: the session ended while this request was pending.
+      const stop = trailing.findLast((item) => item.kind === "stop");
+      const pending = this.addStep({
+        context: replay.current,
+        sentCount: replay.length,
+        reply: null,
+        summary: null,
+      });
+      pending.stop = stop ? { reason: stop.reason, detail: stop.detail } : null;
+    } else {
+      const last = steps.at(-1);
+      if (last) last.shownCount = items.length;
+    }
+    return { messages: replay.messages, contexts: replay.contexts, items, steps };
   }
 
-  return { header: session.header, messages, items, steps, problems: session.problems };
+  private message(entry: Extract<SessionEntry, { type: "message" }>): void {
+    const sentCount = this.replay.length;
+    const index = this.replay.append(entry.message);
+    this.items.push({ kind: "message", index });
+    if (entry.message.role === "assistant") {
+      this.open = this.addStep({
+        context: this.replay.current,
+        sentCount,
+        reply: {
+          index,
+          turn: entry.turn ?? null,
+          stopReason: entry.stopReason ?? null,
+          usage: entry.usage ?? null,
+          durationMs: entry.durationMs ?? null,
+        },
+        summary: null,
+      });
+    } else if (carriesToolResults(entry.message)) {
+      this.belongToOpenStep();
+    } else {
+      // A prompt (or a loop-written nudge) is input to the next request.
+      this.open = null;
+      this.awaitingRequest = true;
+    }
+  }
+
+  private turnEnd(turn: number, reason: TransitionReason | null): void {
+    const last = this.steps.at(-1);
+    const compaction = this.compaction === null ? null : this.items[this.compaction];
+    if (last && sameTurn(last, turn)) last.transitionReason = reason;
+    // A turn whose request got no reply has no step: its reason goes with the compaction.
+    else if (compaction?.kind === "compaction") compaction.transitionReason ??= reason;
+    else this.transition = reason;
+  }
+
+  private compact(entry: CompactionEntry): void {
+    const { replay, items } = this;
+    const item = compactionItem(entry, this.transition);
+    this.transition = null;
+    if (entry.kind === "clear") {
+      replay.clear(entry.cleared);
+      items.push(item);
+      // Like a repair, it changes what the next request sends, so it is shown with that one.
+      this.open = null;
+    } else {
+      const request = replay.summaryRequest(item.count, String(entry.instructions ?? ""));
+      const reply = replay.add({
+        role: "assistant",
+        content: [{ type: "text", text: String(entry.summary ?? "") }],
+      });
+      items.push(
+        { kind: "message", index: request.instructions, label: "summary request" },
+        { kind: "message", index: reply, label: "summary" },
+        item,
+      );
+      const sentCount = replay.contexts[request.context]?.length ?? 1;
+      this.open = this.addStep({
+        context: request.context,
+        sentCount,
+        reply: {
+          index: reply,
+          turn: null,
+          stopReason: null,
+          usage: entry.usage ?? null,
+          durationMs: entry.durationMs ?? null,
+        },
+        summary: { summarizedCount: sentCount - 1 },
+      });
+      replay.replaceWith(entry.messages);
+    }
+    this.compaction = items.length - 1;
+  }
+
+  private addStep(step: Pick<Step, "context" | "sentCount" | "reply" | "summary">): Step {
+    const added: Step = {
+      request: this.steps.length + 1,
+      ...step,
+      shownCount: this.items.length,
+      compaction: this.compaction,
+      transitionReason: null,
+      stop: null,
+    };
+    this.steps.push(added);
+    this.compaction = null;
+    this.transition = null;
+    this.awaitingRequest = false;
+    return added;
+  }
+
+  private belongToOpenStep(): void {
+    if (this.open) this.open.shownCount = this.items.length;
+  }
+}
+
+function compactionItem(
+  entry: CompactionEntry,
+  transition: TransitionReason | null,
+): CompactionItem {
+  const count =
+    entry.kind === "clear" ? entry.cleared.length : (countOrNull(entry.summarizedCount) ?? 0);
+  return {
+    kind: "compaction",
+    method: entry.kind,
+    trigger: entry.trigger,
+    tokensBefore: countOrNull(entry.tokensBefore),
+    tokensAfter: countOrNull(entry.tokensAfter),
+    contextWindow: countOrNull(entry.contextWindow),
+    count,
+    transitionReason: transition,
+  };
+}
+
+/** The session file is read leniently: a number the loop wrote may be missing from a damaged one. */
+function countOrNull(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : null;
+}
+
+/** A summary request is no turn; a step without a recorded turn is taken to be this one. */
+function sameTurn(step: Step, turn: number): boolean {
+  if (step.summary) return false;
+  const stepTurn = step.reply?.turn ?? null;
+  return stepTurn === null || stepTurn === turn;
 }
 
 function carriesToolResults(message: Message): boolean {

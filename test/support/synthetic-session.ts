@@ -88,3 +88,133 @@ export function syntheticSession(messageCount: number, cwd = "/home/ada/projects
   });
   return `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`;
 }
+
+export const CLEAR_STUB =
+  "[agentloop cleared this result to save context: npm run build, exit 1, 40 lines; saved in /tmp/agentloop/t1.txt]";
+export const SUMMARY_INSTRUCTIONS =
+  "[agentloop] The conversation has grown too long for your context window. Write a summary.";
+export const SUMMARY =
+  "1. Task: make the build pass.\n2. Errors: src/a.ts had a type error, fixed.";
+
+/**
+ * A short session with both kinds of compaction: after two tool turns the loop clears the
+ * first result (auto), a third turn follows, then the API refuses request 5 as too long and
+ * the loop summarises the first five messages and retries with the summary and the third turn.
+ * Requests: 1-3 the tool turns, 4 the summary request, 5 the retried turn 5 that ends it.
+ */
+export function compactedSession(): string {
+  const at = (n: number) => new Date(Date.UTC(2026, 10, 28, 11) + n * 1_000).toISOString();
+  const usage = (input: number) => ({
+    input_tokens: input,
+    output_tokens: 50,
+    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: 0,
+  });
+  const call = (turn: number, id: string, command: string) => ({
+    type: "message",
+    at: at(turn * 10),
+    turn,
+    stopReason: "tool_use",
+    usage: usage(1_000 * turn),
+    durationMs: 900,
+    message: {
+      role: "assistant",
+      content: [
+        { type: "text", text: `Turn ${turn}: ${command}` },
+        { type: "tool_use", id, name: "bash", input: { command } },
+      ],
+    },
+  });
+  const result = (turn: number, id: string, content: string, isError = false) => ({
+    type: "message",
+    at: at(turn * 10 + 1),
+    turn,
+    message: {
+      role: "user",
+      content: [
+        { type: "tool_result", tool_use_id: id, content, ...(isError ? { is_error: true } : {}) },
+      ],
+    },
+  });
+  const turnEnd = (turn: number, transitionReason: string) => ({
+    type: "turn_end",
+    at: at(turn * 10 + 2),
+    turn,
+    transitionReason,
+  });
+  const buildLog = Array.from({ length: 38 }, (_, line) => `src/a.ts(${line + 1},1): error`);
+  const third = [
+    call(3, "toolu_3", "npm test"),
+    result(3, "toolu_3", "3 passing\n[exit code 0]"),
+  ] as const;
+  const lines: object[] = [
+    {
+      type: "session",
+      version: SESSION_FORMAT_VERSION,
+      id: "compacted",
+      cwd: "/home/ada/projects/small",
+      model: "claude-sonnet-4-5",
+      provider: "anthropic",
+      startedAt: at(0),
+    },
+    { type: "message", at: at(1), message: { role: "user", content: "Make the build pass." } },
+    call(1, "toolu_1", "npm run build"),
+    result(1, "toolu_1", `${buildLog.join("\n")}\n[exit code 1]`, true),
+    turnEnd(1, "tool_result"),
+    call(2, "toolu_2", "cat src/a.ts"),
+    result(2, "toolu_2", "export const a: number = 1;\n[exit code 0]"),
+    turnEnd(2, "tool_result"),
+    {
+      type: "compaction",
+      at: at(25),
+      trigger: "auto",
+      tokensBefore: 182_000,
+      tokensAfter: 41_000,
+      contextWindow: 200_000,
+      kind: "clear",
+      cleared: [{ tool_use_id: "toolu_1", stub: CLEAR_STUB }],
+    },
+    ...third,
+    turnEnd(3, "tool_result"),
+    {
+      type: "compaction",
+      at: at(45),
+      trigger: "too_long",
+      tokensBefore: 170_000,
+      tokensAfter: 12_000,
+      contextWindow: 200_000,
+      kind: "summary",
+      instructions: SUMMARY_INSTRUCTIONS,
+      summarizedCount: 5,
+      summary: SUMMARY,
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "Make the build pass." },
+            {
+              type: "text",
+              text: `[agentloop] Earlier turns were replaced by this summary.\n\n${SUMMARY}`,
+            },
+          ],
+        },
+        third[0].message,
+        third[1].message,
+      ],
+      usage: usage(9_000),
+      durationMs: 5_400,
+    },
+    turnEnd(4, "compact_retry"),
+    {
+      type: "message",
+      at: at(50),
+      turn: 5,
+      stopReason: "end_turn",
+      usage: usage(12_000),
+      durationMs: 700,
+      message: { role: "assistant", content: [{ type: "text", text: "The build passes now." }] },
+    },
+    { type: "stop", at: at(51), reason: "end_turn", detail: "The model finished its answer." },
+  ];
+  return `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`;
+}

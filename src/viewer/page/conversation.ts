@@ -1,10 +1,12 @@
 // The left panel: the conversation as a person reads it. Prompts and answers are bubbles, each
 // tool call shows its command, each result its exit code; failures are red. Tool calls and
-// results carry their id so hovering one lights up the other.
+// results carry their id so hovering one lights up the other. A compaction is a boundary line:
+// the results before it keep their full text here, though later requests sent stubs or a summary.
 
 import type { Message, ToolResultBlock, ToolUseBlock } from "../../messages.js";
 import { isKnownBlock } from "../known-block.js";
 import type { ConversationItem } from "../timeline.js";
+import { compactionReason, describeCompaction } from "./compaction.js";
 import { element, lazyDetails } from "./dom.js";
 import { formatCount } from "./format.js";
 import { resultEnding } from "./result-ending.js";
@@ -18,8 +20,15 @@ export function renderConversationItem(item: ConversationItem, messages: Message
     case "message": {
       const message = messages[item.index];
       if (!message) throw new Error(`the timeline names message ${item.index}, which is missing`);
-      return renderMessage(message);
+      return renderMessage(message, item.label);
     }
+    case "compaction":
+      return element("div", { className: `item compaction ${item.method}` }, [
+        element("div", { className: "rule" }, [
+          `— ${item.method === "clear" ? "compacted: " : ""}${describeCompaction(item)} —`,
+        ]),
+        element("div", { className: "why" }, [compactionReason(item)]),
+      ]);
     case "stop": {
       const failed = item.reason !== "end_turn";
       return element("div", { className: `item marker${failed ? " failed" : ""}` }, [
@@ -33,11 +42,12 @@ export function renderConversationItem(item: ConversationItem, messages: Message
   }
 }
 
-function renderMessage(message: Message): HTMLElement {
+function renderMessage(message: Message, label: string | undefined): HTMLElement {
   const blocks = typeof message.content === "string" ? [message.content] : message.content;
   const onlyResults = blocks.every((block) => isKnownBlock(block) && block.type === "tool_result");
-  const role = message.role === "user" && onlyResults ? "tool results" : message.role;
-  return element("div", { className: `item message ${message.role}` }, [
+  const role = label ?? (message.role === "user" && onlyResults ? "tool results" : message.role);
+  const written = label ? " by-loop" : "";
+  return element("div", { className: `item message ${message.role}${written}` }, [
     element("div", { className: "role" }, [role]),
     ...blocks.map(renderBlock),
   ]);

@@ -1,16 +1,42 @@
 // The facts of one step: which turn it was, why the model stopped, why the loop went on (or
-// that it stopped), what the request cost in tokens and how long the model took.
+// that it stopped), what the request cost in tokens and how long the model took; for a summary
+// request, what it sent; for the first request after a compaction, what the compaction did.
 
-import type { Step } from "../timeline.js";
+import type { ConversationItem, Step } from "../timeline.js";
+import { compactionReason, describeCompaction } from "./compaction.js";
 import { element } from "./dom.js";
 import { formatCount } from "./format.js";
 
-export function renderStepInfo(container: HTMLElement, step: Step): void {
+export function renderStepInfo(
+  container: HTMLElement,
+  step: Step,
+  items: ConversationItem[],
+): void {
   const facts: HTMLElement[] = [];
   const reply = step.reply;
-  if (reply) {
+  const compaction = step.compaction === null ? null : items[step.compaction];
+  if (compaction?.kind === "compaction") {
+    const compacted = fact(
+      "compacted",
+      `${describeCompaction(compaction)} (${compactionReason(compaction)})`,
+    );
+    compacted.classList.add("compacted");
+    facts.push(compacted);
+  }
+  if (step.summary) {
+    const count = formatCount(step.summary.summarizedCount);
+    const sent = fact(
+      "summary request",
+      `sent ${count} messages of the history, then these instructions`,
+    );
+    sent.title =
+      "The session file records how many messages the summary request sent and its instructions, not a copy of the request: it is shown rebuilt from the history as it stood (the loop may have cleared results in it to make it fit).";
+    facts.push(sent);
+  } else if (reply) {
     facts.push(fact("turn", String(reply.turn ?? "?")));
     facts.push(fact("stop_reason", reply.stopReason ?? "not recorded"));
+  }
+  if (reply) {
     if (reply.usage) {
       const { input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens } =
         reply.usage;

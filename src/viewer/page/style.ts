@@ -82,6 +82,14 @@ main { flex: 1; min-height: 0; display: grid; grid-template-columns: 1fr 1fr; ga
 .tool-result.error .status { color: var(--error-edge); }
 .marker { padding: 6px 10px; border-radius: 8px; border: 1px dashed var(--border); color: var(--muted); font-size: 12.5px; }
 .marker.failed { border-color: var(--error-edge); color: var(--error-edge); background: var(--error); }
+/* A compaction is a boundary across the conversation: requests after it send another history. */
+.compaction {
+  margin: 14px 0; padding: 6px 10px; border-radius: 0; text-align: center; font-size: 12.5px;
+  color: var(--muted); border-top: 2px dashed var(--accent); border-bottom: 2px dashed var(--accent);
+}
+.compaction .rule { font-weight: 600; color: var(--accent); }
+.by-loop .bubble { border-style: dashed; }
+.fact.compacted { border-color: var(--accent); }
 details.fold > summary { cursor: pointer; color: var(--accent); font-size: 12.5px; margin-top: 4px; }
 .folded:has(> details[open]) > .preview { display: none; }
 [data-tool-id] { cursor: pointer; }

@@ -15,6 +15,7 @@ export class WindowedList<Item extends HTMLElement> {
   /** nodes[i] shows item start + i. */
   private nodes: Item[] = [];
   private marked: Item[] = [];
+  private isNew: (index: number) => boolean = () => false;
   private readonly earlier: HTMLButtonElement;
 
   constructor(
@@ -31,16 +32,23 @@ export class WindowedList<Item extends HTMLElement> {
     container.append(this.earlier);
   }
 
-  /** Shows items [.., end), marks [newFrom, end) as new and scrolls the first new one into view. */
-  show(end: number, newFrom: number): void {
+  /**
+   * Shows items [.., end), marks those `isNew` says are new and scrolls the first new one into
+   * view. `replaced` says the items are no longer those shown (another list of the same kind).
+   */
+  show(end: number, isNew: (index: number) => boolean, replaced = false): void {
     const remaining = end - this.start;
     const keepWindow =
-      end >= this.start && end <= this.end + WINDOW && remaining >= Math.min(end, WINDOW / 2);
+      !replaced &&
+      end >= this.start &&
+      end <= this.end + WINDOW &&
+      remaining >= Math.min(end, WINDOW / 2);
+    this.isNew = isNew;
     if (!keepWindow) this.reset(end);
     else if (end > this.end) this.append(end);
     else this.truncate(end);
     if (this.end - this.start > MAX_RENDERED) this.dropBefore(this.end - WINDOW);
-    this.markNew(newFrom);
+    this.markNew();
     this.updateEarlierButton();
     const focus = this.marked[0] ?? this.nodes.at(-1);
     focus?.scrollIntoView({ block: "start" });
@@ -83,6 +91,10 @@ export class WindowedList<Item extends HTMLElement> {
     const created: Item[] = [];
     for (let index = from; index < this.start; index += 1) created.push(this.create(index));
     this.earlier.after(...created);
+    // An earlier item can be new too, such as a result a compaction just replaced by a stub.
+    const marked = created.filter((_, offset) => this.isNew(from + offset));
+    for (const node of marked) this.mark(node);
+    this.marked = marked.concat(this.marked);
     this.nodes = created.concat(this.nodes);
     this.start = from;
     this.updateEarlierButton();
@@ -94,19 +106,21 @@ export class WindowedList<Item extends HTMLElement> {
     return node;
   }
 
-  private markNew(newFrom: number): void {
-    const marked = this.nodes.slice(Math.max(0, newFrom - this.start));
+  private markNew(): void {
+    const marked = this.nodes.filter((_, offset) => this.isNew(this.start + offset));
     const stillNew = new Set(marked);
     for (const node of this.marked) {
       if (stillNew.has(node)) continue;
       node.classList.remove("new");
       this.onMarked(node, false);
     }
-    for (const node of marked) {
-      node.classList.add("new");
-      this.onMarked(node, true);
-    }
+    for (const node of marked) this.mark(node);
     this.marked = marked;
+  }
+
+  private mark(node: Item): void {
+    node.classList.add("new");
+    this.onMarked(node, true);
   }
 
   private updateEarlierButton(): void {
