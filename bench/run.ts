@@ -6,6 +6,7 @@ import { cpus, loadavg } from "node:os";
 import { anthropicProviderBenchmark } from "./anthropic-provider.js";
 import { bashOutputBenchmark } from "./bash-output.js";
 import { cliBenchmark } from "./cli.js";
+import { compactionBenchmark } from "./compaction.js";
 import { firstRequestBenchmark } from "./first-request.js";
 import { loopOverheadBenchmark } from "./loop-overhead.js";
 import { permissionsBenchmark } from "./permissions.js";
@@ -22,6 +23,7 @@ const benchmarks: Benchmark[] = [
   firstRequestBenchmark,
   cliBenchmark,
   bashOutputBenchmark,
+  compactionBenchmark,
   viewerBenchmark,
 ];
 

