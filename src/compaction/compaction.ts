@@ -125,7 +125,8 @@ export function createCompaction(settings: CompactionSettings): Compaction {
     focus?: string,
   ): AsyncGenerator<LoopEvent, LimitHit | null> {
     const before = size(request, state.messages);
-    const keepTokens = KEEP_BESIDE_SUMMARY * contextWindow;
+    // Asked for by the user, a compaction keeps only the latest turn beside the summary.
+    const keepTokens = trigger === "manual" ? 0 : KEEP_BESIDE_SUMMARY * contextWindow;
     const start = keptTurnsStart(state.messages, keepTokens, tokensOfMessage);
     if (start === null) return tooLong(before, "there are no earlier turns left to summarise");
     const instructions = summaryInstructions(focus);
