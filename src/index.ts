@@ -5,8 +5,21 @@ export {
   type AgentSessionOptions,
   createAgentSession,
 } from "./agent-session.js";
+export {
+  type Compaction,
+  type CompactionSettings,
+  createCompaction,
+} from "./compaction/compaction.js";
+export { contextWindowFor, DEFAULT_CONTEXT_WINDOW } from "./compaction/context-window.js";
+export { contextFromEntries } from "./compaction/replay.js";
 export { ConfigError, ProviderError, type ProviderErrorKind } from "./errors.js";
-export type { LoopEvent, LoopStop, LoopStopReason, TransitionReason } from "./events.js";
+export type {
+  CompactionEvent,
+  LoopEvent,
+  LoopStop,
+  LoopStopReason,
+  TransitionReason,
+} from "./events.js";
 export {
   agentLoop,
   createLoopState,
