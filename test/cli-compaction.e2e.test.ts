@@ -2,6 +2,9 @@
 // real APIs' error bodies: the task completes, every command's output reaches the model whole,
 // and a compacted session resumes into a conversation the server accepts.
 
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
 import {
   type FakeModel,
@@ -13,6 +16,12 @@ import {
   startFakeModel,
 } from "./support/cli-harness.js";
 import { type FakeTurn, reply, text, toolUse } from "./support/fake-anthropic-server.js";
+
+const schema = (name: string) =>
+  JSON.parse(readFileSync(resolve(import.meta.dirname, "../schemas", name), "utf8"));
+const ajv = new Ajv({ allErrors: true, strict: false });
+ajv.addSchema(schema("result.schema.json"), "result.schema.json");
+const validEvent = ajv.compile(schema("stream-event.schema.json"));
 
 const SUMMARY_REQUEST = "[agentloop] The conversation has grown too long";
 
@@ -46,6 +55,10 @@ async function runTask(model: FakeModel, sandbox: Sandbox, args: string[]) {
     .trim()
     .split("\n")
     .map((line) => JSON.parse(line) as { type: string; [key: string]: unknown });
+  // Every event, compactions included, fits the schema scripts rely on.
+  for (const event of events.slice(0, -1)) {
+    expect(validEvent(event), JSON.stringify(validEvent.errors)).toBe(true);
+  }
   return { ...run, events };
 }
 

@@ -276,6 +276,16 @@ describe("compaction", () => {
     expect(requests).toHaveLength(1);
   });
 
+  it("stops with one sentence when a single message is larger than the window", async () => {
+    const huge: Message[] = [{ role: "user", content: `Review this:\n${"x = 1\n".repeat(8_000)}` }];
+    const { stop, requests } = await run([], { contextWindow: 8_000, history: huge });
+    expect(stop.reason).toBe("context_too_long");
+    expect(stop.detail).toMatch(
+      /^One message alone \(about [\d,]+ tokens\) is larger than the model's context window of 8,000 tokens/,
+    );
+    expect(requests).toHaveLength(0);
+  });
+
   it("does not compact on its own when automatic compaction is off", async () => {
     const commands = Array.from({ length: 12 }, (_, i) => printLines(i * 1000, 300));
     const { stop, compactions } = await run(commands, { contextWindow: 8_000, auto: false });

@@ -125,6 +125,8 @@ export function createCompaction(settings: CompactionSettings): Compaction {
     focus?: string,
   ): AsyncGenerator<LoopEvent, LimitHit | null> {
     const before = size(request, state.messages);
+    const largest = Math.max(0, ...state.messages.map(tokensOfMessage));
+    if (largest > contextWindow - reserve()) return oneMessageTooLong(largest);
     // Asked for by the user, a compaction keeps only the latest turn beside the summary.
     const keepTokens = trigger === "manual" ? 0 : KEEP_BESIDE_SUMMARY * contextWindow;
     const start = keptTurnsStart(state.messages, keepTokens, tokensOfMessage);
@@ -193,6 +195,13 @@ export function createCompaction(settings: CompactionSettings): Compaction {
     return {
       reason: "context_too_long",
       detail: `The conversation (about ${count(tokens)} tokens) does not fit the model's context window of ${count(contextWindow)} tokens and cannot be compacted further: ${why}. Start a new session, or use a model with a larger window (--context-window if agentloop has it wrong).`,
+    };
+  }
+
+  function oneMessageTooLong(tokens: number): LimitHit {
+    return {
+      reason: "context_too_long",
+      detail: `One message alone (about ${count(tokens)} tokens) is larger than the model's context window of ${count(contextWindow)} tokens, so no compaction can make the conversation fit. Start a new session with a shorter prompt, or use a model with a larger window (--context-window if agentloop has it wrong).`,
     };
   }
 
