@@ -41,7 +41,9 @@ export function clearOldResults(
   for (let index = messages.length - 1; index >= 0; index -= 1) {
     const message = messages[index] as Message;
     if (message.role !== "user" || typeof message.content === "string") continue;
-    const unseen = index === messages.length - 1;
+    // Results the model has not answered yet (the last turn's, or a turn cut short before a
+    // new prompt) have not been read: they stay whole.
+    const unseen = messages[index + 1]?.role !== "assistant";
     let changed = false;
     const content = message.content.map((block) => {
       if (block.type !== "tool_result" || block.content.startsWith(STUB_PREFIX)) return block;
@@ -89,18 +91,32 @@ function stubFor(
 ): string | null {
   let where = "not saved";
   if (directory !== null) {
-    const path = join(directory, `${result.tool_use_id.replace(/[^\w.-]/g, "_")}.txt`);
-    try {
-      mkdirSync(directory, { recursive: true, mode: 0o700 });
-      writeFileSync(path, result.content, { mode: 0o600 });
-    } catch {
-      return null;
-    }
+    const path = saveResult(directory, result);
+    if (path === null) return null;
     where = `saved in full to ${path}`;
   }
   const lines = result.content.split("\n").length;
   const size = `${result.content.length.toLocaleString("en-US")} characters, ${lines.toLocaleString("en-US")} line${lines === 1 ? "" : "s"}`;
   return `${STUB_PREFIX}: ${describeCall(call)} ${endingOf(result)}; ${size}; ${where}.]`;
+}
+
+/** Writes the content to a new file named after the call (never over an earlier one). */
+function saveResult(directory: string, result: ToolResultBlock): string | null {
+  const name = result.tool_use_id.replace(/[^\w.-]/g, "_");
+  try {
+    mkdirSync(directory, { recursive: true, mode: 0o700 });
+    for (let copy = 1; ; copy += 1) {
+      const path = join(directory, copy === 1 ? `${name}.txt` : `${name}-${copy}.txt`);
+      try {
+        writeFileSync(path, result.content, { mode: 0o600, flag: "wx" });
+        return path;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+    }
+  } catch {
+    return null;
+  }
 }
 
 function describeCall(call: ToolUseBlock | undefined): string {
