@@ -5,12 +5,13 @@
 // Keying the calls by `index` (and by id where a server reuses an index) handles all of these
 // with rules we can read and test, and keeps the raw argument text for invalid JSON.
 
+import { createHash } from "node:crypto";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import {
   type AssistantBlock,
   emptyUsage,
+  type Message,
   type StopReason,
-  type ToolUseBlock,
   type Usage,
 } from "../messages.js";
 import type { ModelReply } from "./provider.js";
@@ -78,30 +79,31 @@ export function isEmptyReply(reply: ReplyInProgress): boolean {
 }
 
 /**
- * The finished reply in our shape. `idPrefix` makes ids invented for calls that came without
- * one unique within the conversation and the same on every run.
+ * The prefix of ids invented for calls that come without one (call_HASH_i). The hash of the
+ * history sent makes them unique in a session, also after a compaction has made the history
+ * shorter, and the same on every run of the same conversation.
  */
-export function finishReply(reply: ReplyInProgress, idPrefix: string): ModelReply {
+export function callIdPrefix(messages: readonly Message[]): string {
+  return `call_${createHash("sha256").update(JSON.stringify(messages)).digest("hex").slice(0, 12)}`;
+}
+
+/**
+ * The finished reply in our shape. `idPrefix` names calls that came without an id; it is only
+ * called for them.
+ */
+export function finishReply(reply: ReplyInProgress, idPrefix: () => string): ModelReply {
   const content: AssistantBlock[] = [];
   // Whitespace-only text is dropped: Anthropic-shaped transcripts may not hold empty text.
   if (reply.text.trim() !== "") content.push({ type: "text", text: reply.text });
   for (const [position, call] of reply.toolCalls.entries()) {
-    content.push(toToolUse(call, `${idPrefix}_${position}`));
+    const id = call.id === "" ? `${idPrefix()}_${position}` : call.id;
+    content.push({ type: "tool_use", id, name: call.name, input: parseArguments(call.arguments) });
   }
   return {
     message: { role: "assistant", content },
     stopReason: toStopReason(reply.finishReason),
     rawStopReason: reply.finishReason,
     usage: reply.usage,
-  };
-}
-
-function toToolUse(call: PartialToolCall, fallbackId: string): ToolUseBlock {
-  return {
-    type: "tool_use",
-    id: call.id === "" ? fallbackId : call.id,
-    name: call.name,
-    input: parseArguments(call.arguments),
   };
 }
 

@@ -7,7 +7,7 @@ import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/
 import { ProviderError } from "../errors.js";
 import { prepareForRequest } from "../transcript.js";
 import { classifyOpenAIError, type ServerContext } from "./openai-errors.js";
-import { addChunk, finishReply, isEmptyReply, startReply } from "./openai-reply.js";
+import { addChunk, callIdPrefix, finishReply, isEmptyReply, startReply } from "./openai-reply.js";
 import { toChatMessages, toChatTools } from "./openai-request.js";
 import type { ModelReply, Provider, StreamEvent } from "./provider.js";
 import { type RetryPolicy, withRetries } from "./retry.js";
@@ -62,7 +62,11 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
       };
       if (request.tools.length > 0) body.tools = toChatTools(request.tools);
       if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens;
-      const idPrefix = `call_${request.messages.length}`;
+      let prefix: string | undefined;
+      const idPrefix = () => {
+        prefix ??= callIdPrefix(request.messages);
+        return prefix;
+      };
 
       // Transport failures are retried inside withRetries; an empty reply is a whole answer
       // that says nothing, so it is asked for again out here, a fixed small number of times.
@@ -96,7 +100,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
 async function* streamOnce(
   client: OpenAI,
   body: ChatCompletionCreateParamsStreaming,
-  idPrefix: string,
+  idPrefix: () => string,
   signal: AbortSignal,
   alive: () => void,
 ): AsyncGenerator<StreamEvent, ModelReply> {
