@@ -134,8 +134,20 @@ describe("a FakeModel's record of requests", () => {
     expect(await openaiAsk(model, [{ role: "user", content: "hi" }])).toBe("one");
     const messageTokens = Math.ceil(JSON.stringify({ role: "user", content: "hi" }).length / 4);
     expect(model.requests()).toEqual([
-      { status: 400, bytes: expect.any(Number), tokens: 2_007, cacheRead: 0 },
-      { status: 200, bytes: expect.any(Number), tokens: messageTokens, cacheRead: 0 },
+      {
+        status: 400,
+        bytes: expect.any(Number),
+        tokens: 2_007,
+        cacheRead: 0,
+        body: expect.stringContaining("bbbb"),
+      },
+      {
+        status: 200,
+        bytes: expect.any(Number),
+        tokens: messageTokens,
+        cacheRead: 0,
+        body: expect.stringContaining('"hi"'),
+      },
     ]);
   });
 });
