@@ -21,20 +21,13 @@ import { messagesRequestBody } from "../src/providers/anthropic.js";
 import { callIdPrefix } from "../src/providers/openai-reply.js";
 import { toChatMessages, toChatTools } from "../src/providers/openai-request.js";
 import type { ModelReply, ModelRequest, Provider, StreamEvent } from "../src/providers/provider.js";
-import { findSessionToResume } from "../src/resume.js";
-import {
-  newSessionId,
-  openSessionWriter,
-  readSession,
-  SESSION_FORMAT_VERSION,
-  type SessionHeader,
-  type SessionWriter,
-} from "../src/session.js";
+import { openSessionWriter, readSession, type SessionWriter } from "../src/session.js";
 import type { Tool } from "../src/tools/tool.js";
 import { createToolbox } from "../src/tools/toolbox.js";
 import { prepareForRequest } from "../src/transcript.js";
 import { problemWithRequest } from "./support/chat-request-validator.js";
 import { validateRequest } from "./support/fake-anthropic-validation.js";
+import { sessionToStart } from "./support/plan-runner.js";
 import { tokensOf } from "./support/scripted-provider.js";
 
 // Random sessions under compaction: prompts (the first sometimes larger than the window),
@@ -468,25 +461,9 @@ async function runPlan(plan: Plan, observed: Observed): Promise<void> {
   let pending = new Map<string, string>();
 
   const start = (resumeId?: string): Agent => {
-    let header: SessionHeader = {
-      type: "session",
-      version: SESSION_FORMAT_VERSION,
-      id: newSessionId(),
-      cwd: directory,
-      model: MODEL,
-      provider: "anthropic",
-      startedAt: new Date().toISOString(),
-    };
-    let messages: Message[] | undefined;
-    let added: Message[] = [];
-    if (resumeId !== undefined) {
-      const resumed = findSessionToResume(directory, directory, { id: resumeId });
-      if (resumed.problems.length > 0) {
-        observed.problems.push(`resume: ${JSON.stringify(resumed.problems)}`);
-      }
-      ({ header, messages, added } = resumed);
-      if (added.length > 0) observed.resumedWithAnswers += 1;
-    }
+    const { header, messages, added, problems } = sessionToStart(directory, resumeId);
+    if (problems.length > 0) observed.problems.push(`resume: ${JSON.stringify(problems)}`);
+    if (added.length > 0) observed.resumedWithAnswers += 1;
     const writer = openSessionWriter(directory, header, { resume: resumeId !== undefined });
     for (const message of added) writer.recordMessage(message);
     for (const block of resultsIn(added)) produced.set(block.tool_use_id, block.content);

@@ -17,6 +17,7 @@ import {
   readSession,
   SESSION_FORMAT_VERSION,
   type SessionHeader,
+  type SessionProblem,
   type SessionWriter,
 } from "../../src/session.js";
 import { createToolbox } from "../../src/tools/toolbox.js";
@@ -85,21 +86,7 @@ function startAgent(
   interrupt: () => void,
   { resumeId, tornLines }: { resumeId?: string; tornLines: number },
 ): RunningAgent {
-  let header: SessionHeader = {
-    type: "session",
-    version: SESSION_FORMAT_VERSION,
-    id: newSessionId(),
-    cwd: directory,
-    model: MODEL,
-    provider: "anthropic",
-    startedAt: new Date().toISOString(),
-  };
-  let messages: Message[] | undefined;
-  let added: Message[] = [];
-  if (resumeId !== undefined) {
-    const resumed = findSessionToResume(directory, directory, { id: resumeId });
-    ({ header, messages, added } = resumed);
-  }
+  const { header, messages, added } = sessionToStart(directory, resumeId);
   const writer = openSessionWriter(directory, header, { resume: resumeId !== undefined });
   for (const message of added) writer.recordMessage(message);
   const session = createAgentSession({
@@ -145,4 +132,25 @@ function expectFileMatchesMemory(agent: RunningAgent): void {
   if (file.problems.length === agent.tornLines && same) return;
   expect(file.problems).toHaveLength(agent.tornLines);
   expect(file.messages).toEqual(memory);
+}
+
+/**
+ * What a run starts from: a new session's header, or, given the id of one to resume, its
+ * header, history, the answers resuming added, and the lines it could not read.
+ */
+export function sessionToStart(
+  directory: string,
+  resumeId?: string,
+): { header: SessionHeader; messages?: Message[]; added: Message[]; problems: SessionProblem[] } {
+  if (resumeId !== undefined) return findSessionToResume(directory, directory, { id: resumeId });
+  const header: SessionHeader = {
+    type: "session",
+    version: SESSION_FORMAT_VERSION,
+    id: newSessionId(),
+    cwd: directory,
+    model: MODEL,
+    provider: "anthropic",
+    startedAt: new Date().toISOString(),
+  };
+  return { header, added: [], problems: [] };
 }
