@@ -3,7 +3,7 @@
 // The REPL, one-shot mode and library users all drive the loop through this.
 
 import type { Compaction } from "./compaction/compaction.js";
-import type { LoopEvent, LoopStop } from "./events.js";
+import { type LoopEvent, type LoopStop, requestUsage } from "./events.js";
 import { type Limit, maxCostLimit, repeatedCallLimit } from "./limits.js";
 import { agentLoop, createLoopState, type LoopState } from "./loop.js";
 import { addUsage, emptyUsage, type Message, type Usage, type UserMessage } from "./messages.js";
@@ -59,10 +59,8 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
       if (step.done) return step.value;
       const event = step.value;
       options.writer.recordEvent(event);
-      if (event.type === "assistant_message") usage = addUsage(usage, event.usage);
-      if (event.type === "compaction" && event.kind === "summary") {
-        usage = addUsage(usage, event.usage);
-      }
+      const used = requestUsage(event);
+      if (used) usage = addUsage(usage, used);
       yield event;
     }
   }

@@ -105,3 +105,10 @@ export interface LoopStop {
   /** Set when reason is "error": which kind, so the CLI can choose an exit code. */
   error?: Error;
 }
+
+/** The tokens a model request used, for the events that end one (a reply, a summary). */
+export function requestUsage(event: LoopEvent): Usage | null {
+  if (event.type === "assistant_message") return event.usage;
+  if (event.type === "compaction" && event.kind === "summary") return event.usage;
+  return null;
+}

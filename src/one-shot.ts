@@ -4,7 +4,7 @@
 import type { AgentSession } from "./agent-session.js";
 import type { OutputFormat } from "./config.js";
 import { costOf } from "./cost.js";
-import type { LoopStop } from "./events.js";
+import { type LoopStop, requestUsage } from "./events.js";
 import { exitCodeFor } from "./exit-codes.js";
 import { buildResult } from "./headless.js";
 import { addUsage, emptyUsage } from "./messages.js";
@@ -50,9 +50,10 @@ export async function runOneShot(options: OneShotOptions): Promise<number> {
         break;
       }
       const event = step.value;
-      if (event.type === "assistant_message") {
+      const used = requestUsage(event);
+      if (used) {
         numTurns += 1;
-        usage = addUsage(usage, event.usage);
+        usage = addUsage(usage, used);
       }
       render?.(event);
       if (outputFormat === "stream-json") stdout.write(`${JSON.stringify(event)}\n`);

@@ -4,6 +4,7 @@
 import type { Interface } from "node:readline";
 import type { AgentSession } from "./agent-session.js";
 import { costOf } from "./cost.js";
+import { requestUsage } from "./events.js";
 import { EXIT } from "./exit-codes.js";
 import { addUsage, emptyUsage, type Usage } from "./messages.js";
 import { createRenderer, type Output } from "./render.js";
@@ -61,7 +62,8 @@ export function runRepl(options: ReplOptions): Promise<number> {
       let usage = emptyUsage();
       for await (const event of session.runPrompt(prompt, running.signal)) {
         render(event);
-        if (event.type === "assistant_message") usage = addUsage(usage, event.usage);
+        const used = requestUsage(event);
+        if (used) usage = addUsage(usage, used);
       }
       running = null;
       const line = summary(usage, session);
