@@ -18,7 +18,7 @@ import {
   type ToolResultBlock,
 } from "../src/messages.js";
 import { messagesRequestBody } from "../src/providers/anthropic.js";
-import { callIdPrefix } from "../src/providers/openai-reply.js";
+import { callIdPrefix } from "../src/providers/call-ids.js";
 import { toChatMessages, toChatTools } from "../src/providers/openai-request.js";
 import type { ModelReply, ModelRequest, Provider, StreamEvent } from "../src/providers/provider.js";
 import { openSessionWriter, readSession, type SessionWriter } from "../src/session.js";

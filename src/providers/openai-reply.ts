@@ -5,15 +5,8 @@
 // Keying the calls by `index` (and by id where a server reuses an index) handles all of these
 // with rules we can read and test, and keeps the raw argument text for invalid JSON.
 
-import { createHash } from "node:crypto";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
-import {
-  type AssistantBlock,
-  emptyUsage,
-  type Message,
-  type StopReason,
-  type Usage,
-} from "../messages.js";
+import { type AssistantBlock, emptyUsage, type StopReason, type Usage } from "../messages.js";
 import type { ModelReply } from "./provider.js";
 
 interface PartialToolCall {
@@ -76,15 +69,6 @@ function findOrStartCall(
 /** True when the model said nothing and called nothing: worth asking again. */
 export function isEmptyReply(reply: ReplyInProgress): boolean {
   return reply.text.trim() === "" && reply.toolCalls.length === 0;
-}
-
-/**
- * The prefix of ids invented for calls that come without one (call_HASH_i). The hash of the
- * history sent makes them unique in a session, also after a compaction has made the history
- * shorter, and the same on every run of the same conversation.
- */
-export function callIdPrefix(messages: readonly Message[]): string {
-  return `call_${createHash("sha256").update(JSON.stringify(messages)).digest("hex").slice(0, 12)}`;
 }
 
 /**
