@@ -12,6 +12,7 @@ import {
   type LlamaModel,
   readGgufFileInfo,
   resolveChatWrapper,
+  type Token,
 } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TINY_MODEL, writeTinyModel } from "./support/tiny-model.js";
@@ -95,8 +96,8 @@ describe("tiny GGUF model", () => {
     expect(model.tokens.eosString).toBe("<|im_end|>");
     expect(model.tokens.bos).toBe(endOfText);
     expect(model.tokens.shouldPrependBosToken).toBe(false);
-    expect(model.isSpecialToken(imEnd)).toBe(true);
-    expect(model.isEogToken(imEnd)).toBe(true);
+    expect(model.isSpecialToken(imEnd as Token)).toBe(true);
+    expect(model.isEogToken(imEnd as Token)).toBe(true);
   });
 
   it("gets node-llama-cpp's ChatML wrapper from its chat template", () => {

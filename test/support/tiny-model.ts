@@ -55,7 +55,8 @@ const TOKEN_CONTROL = 3;
 const FILE_TYPE_ALL_F32 = 0;
 
 type Value =
-  | { type: typeof UINT32 | typeof FLOAT32; value: number }
+  | { type: typeof UINT32; value: number }
+  | { type: typeof FLOAT32; value: number }
   | { type: typeof BOOL; value: boolean }
   | { type: typeof STRING; value: string }
   | { type: typeof ARRAY; itemType: typeof INT32 | typeof STRING; value: (number | string)[] };
