@@ -15,6 +15,8 @@ const shared = {
   sourcemap: false,
   logLevel: "warning",
   define: { AGENTLOOP_VERSION: JSON.stringify(version) },
+  // The local model engine loads native binaries from its own package: it stays a package.
+  external: ["node-llama-cpp"],
   // Bundled CommonJS dependencies call require(); give the ESM bundle one.
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",

@@ -97,6 +97,7 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
     },
     async close() {
       await options.toolbox.dispose();
+      await options.provider.dispose?.();
       options.writer.close();
     },
   };

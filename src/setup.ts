@@ -7,7 +7,7 @@ import type { Interface } from "node:readline";
 import { setFlagsFromString } from "node:v8";
 import { type AgentSession, createAgentSession } from "./agent-session.js";
 import { createCompaction } from "./compaction/compaction.js";
-import { chooseCompaction } from "./compaction/settings.js";
+import { chooseCompaction, contextWindowOf } from "./compaction/settings.js";
 import type { RunOptions } from "./config.js";
 import { readDotenv } from "./dotenv.js";
 import { ConfigError } from "./errors.js";
@@ -22,7 +22,8 @@ import {
   parsePermissionMode,
   sandboxFor,
 } from "./permissions.js";
-import { resolveProvider } from "./providers/presets.js";
+import { type ResolvedProvider, resolveProvider } from "./providers/presets.js";
+import type { Provider } from "./providers/provider.js";
 import { findSessionToResume } from "./resume.js";
 import { checkSandbox, createSandbox, type SandboxOptions } from "./sandbox.js";
 import { createRedactor, secretValues } from "./secrets.js";
@@ -104,17 +105,11 @@ export async function startSession(
       readline: io.readline,
       keyVariable: resolved.apiKeyEnv,
     }),
-    import("./providers/create-provider.js").then(({ createProvider }) =>
-      createProvider(resolved, {
-        onRepair: (description) => {
-          writer.recordRepair(description);
-          if (io.readline)
-            process.stderr.write(`agentloop: repaired the history: ${description}\n`);
-        },
-      }),
-    ),
+    startProvider(resolved, { env, cwd: options.cwd }, (description) => {
+      writer.recordRepair(description);
+      if (io.readline) process.stderr.write(`agentloop: repaired the history: ${description}\n`);
+    }),
     chooseCompaction({
-      model: resolved.model,
       contextWindow: options.contextWindow,
       autoCompact: options.autoCompact,
       workspace: options.cwd,
@@ -128,6 +123,11 @@ export async function startSession(
   if (tools.status === "rejected") throw tools.reason;
   const provider = model.value;
   const toolbox = tools.value;
+  const contextWindow = contextWindowOf(compaction.value, provider);
+  if (provider.device) {
+    const tokens = contextWindow.toLocaleString("en-US");
+    notices.push(`local model ${provider.model} on ${provider.device}, context ${tokens} tokens.`);
+  }
   const session = createAgentSession({
     provider,
     toolbox,
@@ -137,12 +137,31 @@ export async function startSession(
     writer,
     messages: resumed?.messages,
     compaction: createCompaction({
-      ...compaction.value,
+      contextWindow,
+      auto: compaction.value.auto,
       outputReserve: provider.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVE,
       resultsDirectory: join(directory, writer.id, "tool-results"),
     }),
   });
   return { session, sessionPath: writer.path, notices };
+}
+
+/**
+ * The provider a resolved configuration names. Its SDK (or the local model engine) loads while
+ * the rest of start-up goes on; a local model is found or downloaded, then loaded.
+ */
+async function startProvider(
+  resolved: ResolvedProvider,
+  where: { env: NodeJS.ProcessEnv; cwd: string },
+  onRepair: (description: string) => void,
+): Promise<Provider & { device?: string; contextWindow?: number }> {
+  if (resolved.protocol === "local") {
+    const { startLocalProvider } = await import("./providers/local-start.js");
+    const progress = process.stderr;
+    return startLocalProvider({ reference: resolved.model, ...where, progress, onRepair });
+  }
+  const { createProvider } = await import("./providers/create-provider.js");
+  return createProvider(resolved, { onRepair });
 }
 
 interface ToolSetup {

@@ -120,14 +120,31 @@ describe("choosing the model server", () => {
     const error = resolve({});
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).message).toBe(
-      "No model is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --provider with a local server (ollama, lmstudio, vllm, llamacpp) and --model, for example --provider ollama --model qwen2.5-coder.",
+      "No model is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, run a model in agentloop itself with --provider local (it downloads Qwen3-4B, 2.5 GB, on first use), or pass --provider with a local server (ollama, lmstudio, vllm, llamacpp) and --model, for example --provider ollama --model qwen2.5-coder.",
     );
   });
 
   it("names the known providers when --provider is not one of them", () => {
     expect(resolve({ provider: "olama" })).toEqual(
       new ConfigError(
-        'Unknown provider "olama": choose one of anthropic, openai, openrouter, deepseek, ollama, lmstudio, vllm, llamacpp.',
+        'Unknown provider "olama": choose one of anthropic, openai, openrouter, deepseek, ollama, lmstudio, vllm, llamacpp, local.',
+      ),
+    );
+  });
+
+  it("runs a model in process with --provider local: no key, the default model unless --model", () => {
+    expect(resolve({ provider: "local" })).toEqual({
+      preset: "local",
+      protocol: "local",
+      baseURL: "",
+      apiKey: null,
+      apiKeyEnv: null,
+      model: "hf:Qwen/Qwen3-4B-GGUF/Qwen3-4B-Q4_K_M.gguf",
+    });
+    expect(resolve({ provider: "local", model: "./my.gguf" })).toMatchObject({ model: "./my.gguf" });
+    expect(resolve({ provider: "local", baseURL: "http://localhost:1/v1" })).toEqual(
+      new ConfigError(
+        "--base-url does not apply to --provider local, which runs the model in this process.",
       ),
     );
   });

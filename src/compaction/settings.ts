@@ -6,12 +6,12 @@ import { readAllSettings } from "../settings.js";
 import { contextWindowFor, DEFAULT_CONTEXT_WINDOW } from "./context-window.js";
 
 export interface CompactionChoice {
-  contextWindow: number;
+  /** From --context-window or a settings file; null leaves it to the provider or the model. */
+  contextWindow: number | null;
   auto: boolean;
 }
 
 export async function chooseCompaction(input: {
-  model: string;
   /** --context-window */
   contextWindow: number | undefined;
   /** False with --no-auto-compact. */
@@ -36,12 +36,18 @@ export async function chooseCompaction(input: {
       auto &&= settings.autoCompact;
     }
   }
-  return {
-    contextWindow:
-      input.contextWindow ??
-      fromSettings ??
-      contextWindowFor(input.model) ??
-      DEFAULT_CONTEXT_WINDOW,
-    auto,
-  };
+  return { contextWindow: input.contextWindow ?? fromSettings ?? null, auto };
+}
+
+/** The window to fit: the user's choice, else what the provider knows, the model table, a default. */
+export function contextWindowOf(
+  choice: CompactionChoice,
+  provider: { model: string; contextWindow?: number },
+): number {
+  return (
+    choice.contextWindow ??
+    provider.contextWindow ??
+    contextWindowFor(provider.model) ??
+    DEFAULT_CONTEXT_WINDOW
+  );
 }

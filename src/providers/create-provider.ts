@@ -2,6 +2,7 @@
 // configuration without loading either SDK, so that the CLI can load this module (and the SDKs)
 // while the rest of its start-up goes on.
 
+import { ConfigError } from "../errors.js";
 import { createAnthropicProvider } from "./anthropic.js";
 import { createOpenAIProvider } from "./openai.js";
 import type { ResolvedProvider } from "./presets.js";
@@ -31,5 +32,9 @@ export function createProvider(resolved: ResolvedProvider, hooks: ProviderHooks 
         apiKeyEnv: resolved.apiKeyEnv,
         onRepair: hooks.onRepair,
       });
+    case "local":
+      throw new ConfigError(
+        "A local model is loaded before it runs: create its provider with createLocalProvider.",
+      );
   }
 }

@@ -5,7 +5,14 @@
 import { ConfigError } from "../errors.js";
 import { isLocalURL } from "./network-errors.js";
 
-export type WireProtocol = "anthropic" | "openai";
+/**
+ * The model --provider local runs when --model is not given: Qwen3 4B at 4 bits (Apache-2.0),
+ * about 2.5 GB, which runs on a laptop's CPU and calls tools well for its size.
+ */
+export const DEFAULT_LOCAL_MODEL = "hf:Qwen/Qwen3-4B-GGUF/Qwen3-4B-Q4_K_M.gguf";
+
+/** How agentloop talks to the model: one of two HTTP APIs, or a model run in this process. */
+export type WireProtocol = "anthropic" | "openai" | "local";
 
 export interface Preset {
   protocol: WireProtocol;
@@ -56,6 +63,15 @@ export const PRESETS = {
   lmstudio: local("http://localhost:1234/v1"),
   vllm: local("http://localhost:8000/v1"),
   llamacpp: local("http://localhost:8080/v1"),
+  // A GGUF file run in this process; --model is a path or hf:OWNER/REPO/FILE.gguf.
+  local: {
+    protocol: "local",
+    baseURL: "",
+    apiKeyEnv: null,
+    baseURLEnv: null,
+    modelEnv: null,
+    defaultModel: DEFAULT_LOCAL_MODEL,
+  },
 } satisfies Record<string, Preset>;
 
 export type PresetName = keyof typeof PRESETS;
@@ -83,7 +99,7 @@ export interface ProviderChoice {
 }
 
 const NO_PROVIDER =
-  "No model is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --provider with a local server (ollama, lmstudio, vllm, llamacpp) and --model, for example --provider ollama --model qwen2.5-coder.";
+  "No model is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, run a model in agentloop itself with --provider local (it downloads Qwen3-4B, 2.5 GB, on first use), or pass --provider with a local server (ollama, lmstudio, vllm, llamacpp) and --model, for example --provider ollama --model qwen2.5-coder.";
 
 export function resolveProvider(choice: ProviderChoice): ResolvedProvider | ConfigError {
   const env = (name: string | null) => (name ? choice.env[name] || undefined : undefined);
@@ -93,6 +109,7 @@ export function resolveProvider(choice: ProviderChoice): ResolvedProvider | Conf
     return new ConfigError(`Unknown provider "${name}": choose one of ${PRESET_NAMES.join(", ")}.`);
   }
   const preset: Preset = PRESETS[name];
+  if (preset.protocol === "local") return resolveLocal(choice);
 
   const baseURL = choice.baseURL ?? env(preset.baseURLEnv) ?? preset.baseURL;
   if (!isHttpURL(baseURL)) {
@@ -121,6 +138,16 @@ export function resolveProvider(choice: ProviderChoice): ResolvedProvider | Conf
     apiKeyEnv: preset.apiKeyEnv,
     model,
   };
+}
+
+function resolveLocal(choice: ProviderChoice): ResolvedProvider | ConfigError {
+  if (choice.baseURL !== undefined) {
+    return new ConfigError(
+      "--base-url does not apply to --provider local, which runs the model in this process.",
+    );
+  }
+  const model = choice.model ?? DEFAULT_LOCAL_MODEL;
+  return { preset: "local", protocol: "local", baseURL: "", apiKey: null, apiKeyEnv: null, model };
 }
 
 function isHttpURL(text: string): boolean {

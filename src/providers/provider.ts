@@ -34,5 +34,9 @@ export interface Provider {
   readonly model: string;
   /** The most tokens one reply may use, when the provider sets a limit (room kept in the window). */
   readonly maxOutputTokens?: number;
+  /** The model's context window in tokens, when the provider knows it (a local model does). */
+  readonly contextWindow?: number;
   stream(request: ModelRequest): AsyncGenerator<StreamEvent, ModelReply, void>;
+  /** Frees what the provider holds (a loaded model) when the session ends. */
+  dispose?(): Promise<void>;
 }

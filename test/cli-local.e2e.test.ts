@@ -1,0 +1,83 @@
+// --provider local through the built CLI, with no key and no model server: a tiny GGUF model
+// (test/support/tiny-model.ts) fetched from a fake Hugging Face host on first use, then run in
+// the agentloop process by the real node-llama-cpp.
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { freshSandbox, onlySession, runCli } from "./support/cli-harness.js";
+import { startFakeModelHost } from "./support/fake-model-host.js";
+import { writeTinyModel } from "./support/tiny-model.js";
+
+/** A context just big enough for agentloop's system prompt and the bash tool in byte tokens. */
+const CONTEXT = 2560;
+
+function tinyModelBytes(directory: string): Buffer {
+  const path = join(directory, "tiny.gguf");
+  writeTinyModel(path, { contextLength: CONTEXT });
+  return readFileSync(path);
+}
+
+describe("agentloop --provider local", () => {
+  it("downloads the model once, then runs a task on it with no key and no server", async () => {
+    const sandbox = freshSandbox();
+    const host = await startFakeModelHost([
+      { at: "tester/tiny-GGUF/tiny.gguf", bytes: tinyModelBytes(sandbox.home) },
+    ]);
+    try {
+      const env = { ...sandbox.env, HF_ENDPOINT: host.url };
+      const args = ["--provider", "local", "--model", "hf:tester/tiny-GGUF/tiny.gguf"];
+      const task = [...args, "--max-turns", "1", "--output-format", "json", "say hello"];
+      const first = await runCli(task, { env, cwd: sandbox.workspace });
+      expect(first.stderr).toMatch(
+        /downloading tiny\.gguf \(0\.0 GB\) once, to .*\/agentloop\/models\/huggingface\/tester\/tiny-GGUF\/tiny\.gguf/,
+      );
+      expect(first.stderr).toMatch(
+        /local model tiny\.gguf on CPU, \d+ threads?, context 2,560 tokens\./,
+      );
+      // A random model ends its answer (0) or is cut off and stopped by --max-turns (3).
+      expect([0, 3]).toContain(first.code);
+      const result = JSON.parse(first.stdout);
+      expect(result).toMatchObject({ type: "result", num_turns: 1, total_cost_usd: null });
+      expect(result.usage.output_tokens).toBeGreaterThan(0);
+      expect(result.usage.input_tokens).toBeGreaterThan(1000);
+      const session = onlySession(sandbox);
+      expect(session.header).toMatchObject({
+        provider: "local",
+        model: "hf:tester/tiny-GGUF/tiny.gguf",
+      });
+      expect(session.messages.map((message) => message.role)).toEqual(
+        expect.arrayContaining(["user", "assistant"]),
+      );
+
+      const downloads = host.downloads().length;
+      const second = await runCli(task, { env, cwd: sandbox.workspace });
+      expect([0, 3]).toContain(second.code);
+      expect(second.stderr).not.toMatch(/downloading/);
+      expect(host.downloads()).toHaveLength(downloads);
+    } finally {
+      await host.close();
+    }
+  }, 120_000);
+
+  it("offline, says where to put the model file, and exits 2", async () => {
+    const sandbox = freshSandbox();
+    const env = { ...sandbox.env, HF_ENDPOINT: "http://127.0.0.1:9" };
+    const run = await runCli(["--provider", "local", "say hello"], { env, cwd: sandbox.workspace });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      /Cannot download .*Qwen3-4B-Q4_K_M\.gguf .*save it as .*\/agentloop\/models\/huggingface\/Qwen\/Qwen3-4B-GGUF\/Qwen3-4B-Q4_K_M\.gguf, or pass --model/,
+    );
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("a model file that does not exist is one sentence and exit code 2", async () => {
+    const sandbox = freshSandbox();
+    const run = await runCli(["--provider", "local", "--model", "./nowhere.gguf", "hi"], {
+      env: sandbox.env,
+      cwd: sandbox.workspace,
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^agentloop: The model file \.\/nowhere\.gguf does not exist/);
+  });
+});
