@@ -141,7 +141,9 @@ describe("choosing the model server", () => {
       apiKeyEnv: null,
       model: "hf:Qwen/Qwen3-4B-GGUF/Qwen3-4B-Q4_K_M.gguf",
     });
-    expect(resolve({ provider: "local", model: "./my.gguf" })).toMatchObject({ model: "./my.gguf" });
+    expect(resolve({ provider: "local", model: "./my.gguf" })).toMatchObject({
+      model: "./my.gguf",
+    });
     expect(resolve({ provider: "local", baseURL: "http://localhost:1/v1" })).toEqual(
       new ConfigError(
         "--base-url does not apply to --provider local, which runs the model in this process.",
