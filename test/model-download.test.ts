@@ -6,12 +6,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../src/errors.js";
-import {
-  type DownloadProgress,
-  downloadFile,
-  formatProgress,
-  ModelDownloadError,
-} from "../src/providers/model-download.js";
+import { ModelDownloadError } from "../src/providers/download-errors.js";
+import { formatProgress } from "../src/providers/download-progress.js";
+import { type DownloadProgress, downloadFile } from "../src/providers/model-download.js";
 import {
   type FakeModelHost,
   fakeGguf,

@@ -7,13 +7,24 @@ import { open, rm, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, isAbsolute, join, resolve, sep } from "node:path";
 import { ConfigError } from "../errors.js";
-import { type DownloadProgress, downloadFile, ModelDownloadError } from "./model-download.js";
-import { connectionCause } from "./network-errors.js";
+import { cannotDownload, ModelDownloadError, notFound } from "./download-errors.js";
+import {
+  type HubFile,
+  hubEndpoint,
+  hubToken,
+  isOnHub,
+  lookUpOnHub,
+  resolveUrl,
+} from "./hugging-face.js";
+import {
+  type DownloadOptions,
+  type DownloadProgress,
+  downloadFile,
+  fetchOrThrow,
+  resumableBytes,
+} from "./model-download.js";
 import { DEFAULT_LOCAL_MODEL } from "./presets.js";
 
-export { formatProgress } from "./model-download.js";
-
-const DEFAULT_ENDPOINT = "https://huggingface.co";
 const DEFAULT_REVISION = "main";
 
 export interface LocalModel {
@@ -43,7 +54,7 @@ export interface ResolveOptions {
 
 type ModelSource =
   | { kind: "file"; path: string }
-  | { kind: "hub"; owner: string; repo: string; file: string; revision: string }
+  | ({ kind: "hub" } & HubFile)
   | { kind: "url"; url: URL };
 
 export async function resolveLocalModel(
@@ -107,7 +118,7 @@ function parseHubReference(reference: string): ModelSource {
 
 /** A hub address of a file (`/owner/repo/resolve/rev/file`, or `/blob/` from the web page). */
 function hubSourceOf(url: URL, env: NodeJS.ProcessEnv): ModelSource | null {
-  if (url.origin !== new URL(hubEndpoint(env)).origin) return null;
+  if (!isOnHub(url, env)) return null;
   const [owner, repo, action, revision, ...rest] = url.pathname.slice(1).split("/");
   if (!owner || !repo || !revision || rest.length === 0) return null;
   if (action !== "resolve" && action !== "blob") return null;
@@ -117,7 +128,7 @@ function hubSourceOf(url: URL, env: NodeJS.ProcessEnv): ModelSource | null {
 
 async function fromHub(
   reference: string,
-  source: Extract<ModelSource, { kind: "hub" }>,
+  source: HubFile,
   options: ResolveOptions,
 ): Promise<LocalModel> {
   const { owner, repo, file, revision } = source;
@@ -132,99 +143,19 @@ async function fromHub(
   if (await exists(destination)) return cached(destination);
 
   const endpoint = hubEndpoint(options.env);
-  const rev = encodeURIComponent(revision);
-  const url = `${endpoint}/${owner}/${repo}/resolve/${rev}/${encodePath(file)}`;
+  const url = resolveUrl(endpoint, source);
   const manualHint = { reference, url, destination };
-  const token = options.env.HF_TOKEN || undefined;
+  const token = hubToken(options.env);
 
-  const entry = await lookUpOnHub(source, endpoint, token, manualHint, options.signal);
-  options.onDownloadStart?.({
-    name: basename(file),
-    url,
-    bytes: entry.size,
-    destination,
-    resumingFrom: await partSize(destination, entry.size),
-  });
-  await download(manualHint, options, {
+  const entry = await lookUpOnHub(source, { endpoint, token, manualHint, signal: options.signal });
+  const what: DownloadOptions = {
     url,
     destination,
     expectedBytes: entry.size,
     expectedSha256: entry.sha256,
     huggingFace: { token },
-  });
-  return downloaded(destination, url);
-}
-
-interface HubEntry {
-  size: number;
-  sha256?: string;
-}
-
-/** Asks the hub's tree API for the file's size and sha256 (its LFS object id). */
-async function lookUpOnHub(
-  { owner, repo, file, revision }: Extract<ModelSource, { kind: "hub" }>,
-  endpoint: string,
-  token: string | undefined,
-  manualHint: ManualHint,
-  signal: AbortSignal | undefined,
-): Promise<HubEntry> {
-  const dir = file.includes("/") ? file.slice(0, file.lastIndexOf("/")) : "";
-  let next: string | null =
-    `${endpoint}/api/models/${owner}/${repo}/tree/${encodeURIComponent(revision)}` +
-    (dir ? `/${encodePath(dir)}` : "");
-  const ggufFiles: string[] = [];
-  while (next !== null) {
-    const response = await fetchOrExplain(next, manualHint, signal, token);
-    if (response.status === 401 || response.status === 403) {
-      throw new ModelDownloadError(
-        "unauthorized",
-        token
-          ? `Hugging Face refused to list ${owner}/${repo} (HTTP ${response.status}) with the token in HF_TOKEN; check the repository's name, and that the token can read it.`
-          : `Hugging Face refused to list ${owner}/${repo} (HTTP ${response.status}): it does not exist, or it is private or gated; check its name, or set HF_TOKEN to an access token from https://huggingface.co/settings/tokens.`,
-      );
-    }
-    if (response.status === 404) {
-      throw new ModelDownloadError(
-        "not_found",
-        `Hugging Face has no ${owner}/${repo}${dir ? `/${dir}` : ""} at revision ${revision} (HTTP 404); check the repository, the revision and the path in ${manualHint.reference}.`,
-      );
-    }
-    if (!response.ok) {
-      throw cannotDownload(manualHint, `Hugging Face answered HTTP ${response.status}`);
-    }
-    const entries = (await response.json().catch(() => null)) as unknown;
-    if (!Array.isArray(entries)) {
-      throw cannotDownload(manualHint, "Hugging Face did not answer with a list of files");
-    }
-    for (const entry of entries as TreeEntry[]) {
-      if (entry.path === file && typeof entry.size === "number") {
-        return { size: entry.lfs?.size ?? entry.size, sha256: entry.lfs?.oid };
-      }
-      if (entry.type === "file" && entry.path?.toLowerCase().endsWith(".gguf")) {
-        ggufFiles.push(basename(entry.path));
-      }
-    }
-    next = nextPage(response.headers.get("link"));
-  }
-  const choices =
-    ggufFiles.length > 0
-      ? `its .gguf files there are ${ggufFiles.join(", ")}`
-      : "it has no .gguf files there";
-  throw new ModelDownloadError(
-    "not_found",
-    `${owner}/${repo} has no file ${file} at revision ${revision}; ${choices}.`,
-  );
-}
-
-interface TreeEntry {
-  type?: string;
-  path?: string;
-  size?: number;
-  lfs?: { oid?: string; size?: number };
-}
-
-function nextPage(link: string | null): string | null {
-  return /<([^>]+)>;\s*rel="next"/.exec(link ?? "")?.[1] ?? null;
+  };
+  return download(reference, what, entry.size, options);
 }
 
 async function fromUrl(reference: string, url: URL, options: ResolveOptions): Promise<LocalModel> {
@@ -239,96 +170,61 @@ async function fromUrl(reference: string, url: URL, options: ResolveOptions): Pr
   if (await exists(destination)) return cached(destination);
 
   const manualHint = { reference, url: url.href, destination };
-  const onHub = url.origin === new URL(hubEndpoint(options.env)).origin;
-  const token = onHub ? options.env.HF_TOKEN || undefined : undefined;
-  const head = await fetchOrExplain(url.href, manualHint, options.signal, token, "HEAD");
-  if (head.status === 404 || head.status === 410) {
-    throw new ModelDownloadError(
-      "not_found",
-      `There is no file at ${url.href} (HTTP ${head.status}).`,
-    );
-  }
+  const onHub = isOnHub(url, options.env);
+  const token = onHub ? hubToken(options.env) : undefined;
+  const head = await fetchOrThrow(
+    url.href,
+    { method: "HEAD", token, signal: options.signal },
+    (cause) => cannotDownload(manualHint, `cannot reach ${url.host}: ${cause}`),
+  );
+  const missing = notFound(url.href, head.status);
+  if (missing) throw missing;
   const length = head.ok ? head.headers.get("content-length") : null;
   const bytes = length === null ? null : Number(length);
+  const huggingFace = onHub ? { token } : undefined;
+  return download(reference, { url: url.href, destination, huggingFace }, bytes, options);
+}
+
+/**
+ * Says that the download starts and how big it is (`bytes`, when known), downloads, and makes
+ * sure that what came is a GGUF model.
+ */
+async function download(
+  reference: string,
+  what: DownloadOptions,
+  bytes: number | null,
+  options: ResolveOptions,
+): Promise<LocalModel> {
+  const { url, destination } = what;
   options.onDownloadStart?.({
     name: basename(destination),
-    url: url.href,
+    url,
     bytes,
     destination,
-    resumingFrom: await partSize(destination, bytes),
+    resumingFrom: await resumableBytes(destination, bytes),
   });
-  await download(manualHint, options, {
-    url: url.href,
-    destination,
-    huggingFace: onHub ? { token } : undefined,
-  });
-  return downloaded(destination, url.href);
-}
-
-interface ManualHint {
-  reference: string;
-  url: string;
-  destination: string;
-}
-
-/** When agentloop cannot download a model, the user can: say exactly where the file goes. */
-function cannotDownload({ reference, url, destination }: ManualHint, reason: string) {
-  return new ModelDownloadError(
-    "offline",
-    `Cannot download ${reference} (${reason}). Download it from ${url} and save it as ${destination}, or pass --model with the path of a .gguf file.`,
-  );
-}
-
-async function fetchOrExplain(
-  url: string,
-  manualHint: ManualHint,
-  signal: AbortSignal | undefined,
-  token: string | undefined,
-  method = "GET",
-): Promise<Response> {
-  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-  try {
-    return await fetch(url, { method, headers, signal });
-  } catch (error) {
-    signal?.throwIfAborted();
-    const cause = connectionCause(error as Error);
-    throw cannotDownload(
-      manualHint,
-      `cannot reach ${new URL(url).host}: ${cause.code ?? cause.message}`,
-    );
-  }
-}
-
-async function download(
-  manualHint: ManualHint,
-  options: ResolveOptions,
-  what: Parameters<typeof downloadFile>[0],
-): Promise<void> {
   try {
     await downloadFile({ ...what, onProgress: options.onProgress, signal: options.signal });
   } catch (error) {
     if (error instanceof ModelDownloadError && error.kind === "offline") {
-      throw cannotDownload(manualHint, `cannot reach ${new URL(what.url).host}`);
+      throw cannotDownload({ reference, url, destination }, `cannot reach ${new URL(url).host}`);
     }
     throw error;
   }
-}
-
-async function cached(path: string): Promise<LocalModel> {
-  await assertGguf(path, "; delete it and run again to download it anew");
-  return { path, name: basename(path) };
-}
-
-async function downloaded(path: string, url: string): Promise<LocalModel> {
   try {
-    await assertGguf(path);
+    await assertGguf(destination);
   } catch (error) {
-    await rm(path, { force: true });
+    await rm(destination, { force: true });
     throw new ConfigError(
       `The file downloaded from ${url} is not a GGUF model, so it was deleted; if that address is a web page about the model, use the link that downloads the file itself.`,
       { cause: error },
     );
   }
+  return { path: destination, name: basename(destination) };
+}
+
+async function cached(path: string): Promise<LocalModel> {
+  await assertGguf(path, "; delete it and run again to download it anew");
   return { path, name: basename(path) };
 }
 
@@ -360,15 +256,6 @@ function cacheRoot(env: NodeJS.ProcessEnv): string {
   return join(base, "agentloop", "models");
 }
 
-/** The variable huggingface_hub reads too, so a mirror set up for it works here. */
-function hubEndpoint(env: NodeJS.ProcessEnv): string {
-  const endpoint = (env.HF_ENDPOINT || DEFAULT_ENDPOINT).replace(/\/+$/, "");
-  if (!URL.canParse(endpoint)) {
-    throw new ConfigError(`HF_ENDPOINT is not a valid address: ${env.HF_ENDPOINT}.`);
-  }
-  return endpoint;
-}
-
 function expandPath(reference: string, options: ResolveOptions): string {
   if (reference === "~") return home(options.env);
   if (reference.startsWith("~/")) return join(home(options.env), reference.slice(2));
@@ -397,22 +284,9 @@ function decodeSegment(segment: string): string {
   }
 }
 
-function encodePath(path: string): string {
-  return path.split("/").map(encodeURIComponent).join("/");
-}
-
 async function exists(path: string): Promise<boolean> {
   return stat(path).then(
     () => true,
     () => false,
   );
-}
-
-/** What an earlier run left in the part, as downloadFile will count it. */
-async function partSize(destination: string, expected: number | null): Promise<number> {
-  const size = await stat(`${destination}.part`).then(
-    (info) => info.size,
-    () => 0,
-  );
-  return expected !== null && size > expected ? 0 : size;
 }

@@ -2,8 +2,9 @@
 // a progress bar, then load it. Kept apart from the provider so that library users can load a
 // file they already have with createLocalProvider alone.
 
+import { formatProgress } from "./download-progress.js";
 import { createLocalProvider, type LocalProvider } from "./local.js";
-import { formatProgress, resolveLocalModel } from "./local-model.js";
+import { resolveLocalModel } from "./local-model.js";
 
 export interface LocalStart {
   /** --model: a path, hf:OWNER/REPO/FILE.gguf or a URL; undefined for the default model. */

@@ -6,35 +6,19 @@
 import { createHash, type Hash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { mkdir, open, rename, rm, stat } from "node:fs/promises";
-import { basename, dirname } from "node:path";
+import { dirname } from "node:path";
 import { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
-import { ConfigError } from "../errors.js";
+import {
+  cutOff,
+  ModelDownloadError,
+  onDisk,
+  refusal,
+  unreachable,
+  wrongChecksum,
+  wrongSize,
+} from "./download-errors.js";
 import { connectionCause } from "./network-errors.js";
-
-export type ModelDownloadErrorKind =
-  | "not_found"
-  | "unauthorized"
-  | "offline"
-  | "interrupted"
-  | "verification"
-  | "disk"
-  | "server";
-
-/**
- * A ConfigError, so the CLI prints its one sentence (no stack) like any other problem the user
- * or the outside world causes; `kind` tells the ones worth running again ("interrupted",
- * "offline", "server") from the ones to fix first.
- */
-export class ModelDownloadError extends ConfigError {
-  override name = "ModelDownloadError";
-  constructor(
-    readonly kind: ModelDownloadErrorKind,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 export interface DownloadProgress {
   /** Bytes on disk so far, counting those of a resumed part. */
@@ -62,16 +46,6 @@ export interface DownloadOptions {
 }
 
 const PROGRESS_INTERVAL_MS = 100;
-const DISK_CODES = new Set([
-  "ENOSPC",
-  "EDQUOT",
-  "EACCES",
-  "EPERM",
-  "EROFS",
-  "EISDIR",
-  "ENOTDIR",
-  "EEXIST",
-]);
 
 export async function downloadFile(options: DownloadOptions): Promise<void> {
   const { destination, expectedBytes } = options;
@@ -142,17 +116,30 @@ async function receiveAndFinish(
 async function request(options: DownloadOptions, offset: number): Promise<Response> {
   const headers: Record<string, string> = { "accept-encoding": "identity" };
   if (offset > 0) headers.range = `bytes=${offset}-`;
-  const token = options.huggingFace?.token;
+  const { url, huggingFace, signal } = options;
+  return fetchOrThrow(url, { headers, token: huggingFace?.token, signal }, (cause) =>
+    unreachable(options, cause),
+  );
+}
+
+/**
+ * fetch, sending `token` (if any) as a Bearer token. A connection that cannot be made becomes
+ * the error `explain` makes of what it said (ECONNREFUSED, ENOTFOUND, …); an abort stays one.
+ */
+export async function fetchOrThrow(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; token?: string; signal?: AbortSignal },
+  explain: (cause: string) => Error,
+): Promise<Response> {
+  const { method, token, signal } = init;
+  const headers = { ...init.headers };
   if (token) headers.authorization = `Bearer ${token}`;
   try {
-    return await fetch(options.url, { headers, signal: options.signal });
+    return await fetch(url, { method, headers, signal });
   } catch (error) {
-    options.signal?.throwIfAborted();
+    signal?.throwIfAborted();
     const cause = connectionCause(error as Error);
-    throw new ModelDownloadError(
-      "offline",
-      `Cannot reach ${hostOf(options.url)} to download ${fileName(options)} (${cause.code ?? cause.message}); check the network connection and run again.`,
-    );
+    throw explain(cause.code ?? cause.message);
   }
 }
 
@@ -201,74 +188,14 @@ async function finish(options: DownloadOptions, size: number, hash: Hash | null)
   const part = `${destination}.part`;
   if (expectedBytes !== undefined && size !== expectedBytes) {
     await rm(part, { force: true });
-    throw new ModelDownloadError(
-      "verification",
-      `The download of ${fileName(options)} has ${size} bytes where ${expectedBytes} were expected; the partial file was deleted, so running again downloads it anew.`,
-    );
+    throw wrongSize(options, size, expectedBytes);
   }
   const sha256 = hash?.digest("hex");
   if (expectedSha256 !== undefined && sha256 !== expectedSha256.toLowerCase()) {
     await rm(part, { force: true });
-    throw new ModelDownloadError(
-      "verification",
-      `The download of ${fileName(options)} does not match its checksum (sha256 ${sha256}, expected ${expectedSha256}); the partial file was deleted, so running again downloads it anew.`,
-    );
+    throw wrongChecksum(options, sha256, expectedSha256);
   }
   await onDisk(destination, () => rename(part, destination));
-}
-
-function refusal(options: DownloadOptions, status: number): ModelDownloadError {
-  const { url, huggingFace } = options;
-  if (status === 404 || status === 410) {
-    return new ModelDownloadError("not_found", `There is no file at ${url} (HTTP ${status}).`);
-  }
-  if ((status === 401 || status === 403) && huggingFace) {
-    return new ModelDownloadError(
-      "unauthorized",
-      huggingFace.token
-        ? `Hugging Face refused to send ${url} (HTTP ${status}) with the token in HF_TOKEN; accept the model's terms on its page, or use a token that can read it.`
-        : `Hugging Face refused to send ${url} (HTTP ${status}); the model is gated or private, so accept its terms on its page and set HF_TOKEN to an access token from https://huggingface.co/settings/tokens.`,
-    );
-  }
-  if (status === 401 || status === 403) {
-    return new ModelDownloadError(
-      "unauthorized",
-      `${hostOf(url)} refused to send ${url} (HTTP ${status}); download it yourself and pass --model with the path of the file.`,
-    );
-  }
-  return new ModelDownloadError(
-    "server",
-    `${hostOf(url)} answered HTTP ${status} to the download of ${url}; try again later.`,
-  );
-}
-
-function cutOff(
-  options: DownloadOptions,
-  received: number,
-  total: number | null,
-): ModelDownloadError {
-  const of = total === null ? "" : ` of ${total}`;
-  return new ModelDownloadError(
-    "interrupted",
-    `The connection to ${hostOf(options.url)} was cut after ${received}${of} bytes of ${fileName(options)}; run again to resume the download.`,
-  );
-}
-
-/** Runs a file-system step, turning a full disk or a refused write into one sentence. */
-async function onDisk<T>(path: string, step: () => Promise<T>): Promise<T> {
-  try {
-    return await step();
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (typeof code !== "string" || !DISK_CODES.has(code)) throw error;
-    const problem =
-      code === "ENOSPC" || code === "EDQUOT"
-        ? "the disk is full; free some space and run again to resume"
-        : code === "EACCES" || code === "EPERM" || code === "EROFS"
-          ? "check the permissions of its directory"
-          : "something that is not a directory is in the way";
-    throw new ModelDownloadError("disk", `Cannot write ${path} (${code}): ${problem}.`);
-  }
 }
 
 function newHash(options: DownloadOptions): Hash | null {
@@ -283,6 +210,18 @@ async function hashPart(options: DownloadOptions, size: number): Promise<Hash | 
     hash.update(chunk as Buffer);
   }
   return hash;
+}
+
+/**
+ * The bytes of `<destination>.part` that downloadFile will resume from: none when there is no
+ * part, or when it is longer than the file and so cannot be its start.
+ */
+export async function resumableBytes(
+  destination: string,
+  expectedBytes: number | null,
+): Promise<number> {
+  const size = await sizeOf(`${destination}.part`);
+  return expectedBytes !== null && size > expectedBytes ? 0 : size;
 }
 
 async function sizeOf(path: string): Promise<number> {
@@ -308,68 +247,4 @@ function totalFromHeaders(response: Response, startAt: number): number | null {
   if (total !== undefined) return total;
   const length = response.headers.get("content-length");
   return length === null ? null : startAt + Number(length);
-}
-
-function hostOf(url: string): string {
-  return new URL(url).host;
-}
-
-function fileName(options: DownloadOptions): string {
-  return basename(options.destination);
-}
-
-const UNITS = ["B", "kB", "MB", "GB", "TB"];
-
-/**
- * One line for a terminal to redraw with `\r`:
- * `Qwen3-4B-Q4_K_M.gguf  [#########-----------]  1.1 / 2.5 GB  42 MB/s  0:33 left`.
- * `resumedFrom` keeps the bytes of an earlier run out of the speed.
- */
-export function formatProgress(
-  receivedBytes: number,
-  totalBytes: number | null,
-  elapsedMs: number,
-  options: { name?: string; resumedFrom?: number } = {},
-): string {
-  const fields: string[] = [];
-  if (options.name) fields.push(options.name);
-  const perSecond =
-    elapsedMs > 0 ? ((receivedBytes - (options.resumedFrom ?? 0)) * 1000) / elapsedMs : 0;
-  if (totalBytes !== null && totalBytes > 0) {
-    const done = Math.min(1, receivedBytes / totalBytes);
-    const filled = Math.round(done * 20);
-    fields.push(`[${"#".repeat(filled)}${"-".repeat(20 - filled)}]`);
-    const unit = unitFor(totalBytes);
-    fields.push(`${inUnit(receivedBytes, unit)} / ${inUnit(totalBytes, unit)} ${UNITS[unit]}`);
-  } else {
-    const unit = unitFor(receivedBytes);
-    fields.push(`${inUnit(receivedBytes, unit)} ${UNITS[unit]}`);
-  }
-  if (perSecond > 0) {
-    const unit = unitFor(perSecond);
-    fields.push(`${inUnit(perSecond, unit)} ${UNITS[unit]}/s`);
-    if (totalBytes !== null) {
-      fields.push(`${clock(Math.max(0, totalBytes - receivedBytes) / perSecond)} left`);
-    }
-  }
-  return fields.join("  ");
-}
-
-function unitFor(bytes: number): number {
-  let unit = 0;
-  while (unit < UNITS.length - 1 && bytes >= 1000 ** (unit + 1)) unit++;
-  return unit;
-}
-
-function inUnit(bytes: number, unit: number): string {
-  const value = bytes / 1000 ** unit;
-  return unit === 0 || value >= 10 ? String(Math.round(value)) : value.toFixed(1);
-}
-
-function clock(seconds: number): string {
-  const whole = Math.ceil(seconds);
-  const h = Math.floor(whole / 3600);
-  const m = Math.floor((whole % 3600) / 60);
-  const s = String(whole % 60).padStart(2, "0");
-  return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
 }
