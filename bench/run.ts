@@ -8,6 +8,7 @@ import { bashOutputBenchmark } from "./bash-output.js";
 import { cliBenchmark } from "./cli.js";
 import { compactionBenchmark } from "./compaction.js";
 import { firstRequestBenchmark } from "./first-request.js";
+import { localModelBenchmark } from "./local-model.js";
 import { loopOverheadBenchmark } from "./loop-overhead.js";
 import { permissionsBenchmark } from "./permissions.js";
 import { type Benchmark, meetsTarget, printFigures } from "./report.js";
@@ -24,6 +25,7 @@ const benchmarks: Benchmark[] = [
   cliBenchmark,
   bashOutputBenchmark,
   compactionBenchmark,
+  localModelBenchmark,
   viewerBenchmark,
 ];
 

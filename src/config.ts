@@ -56,8 +56,10 @@ export const USAGE = `Usage:
   agentloop view [ID]            replay a session in the browser (--port N, --open, --export FILE)
 
 Options:
-  --model M                      model name (env MODEL_ID)
-  --provider NAME                anthropic, openai, ollama, lmstudio, vllm, llamacpp, openrouter, deepseek
+  --model M                      model name (env MODEL_ID); with --provider local, a .gguf path,
+                                 hf:OWNER/REPO/FILE.gguf or a URL
+  --provider NAME                anthropic, openai, ollama, lmstudio, vllm, llamacpp, openrouter,
+                                 deepseek, or local (a model run inside agentloop, no key needed)
   --base-url URL                 API base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL)
   --max-turns N                  stop after N model turns (default ${DEFAULT_MAX_TURNS}; exit code 3)
   --max-cost USD                 stop when the session has cost this much (exit code 3)

@@ -37,8 +37,18 @@ export {
 } from "./permissions.js";
 export { type AnthropicProviderOptions, createAnthropicProvider } from "./providers/anthropic.js";
 export { createProvider } from "./providers/create-provider.js";
+export {
+  createLocalProvider,
+  type LocalProvider,
+  type LocalProviderOptions,
+} from "./providers/local.js";
 export { createOpenAIProvider, type OpenAIProviderOptions } from "./providers/openai.js";
-export { PRESET_NAMES, type ResolvedProvider, resolveProvider } from "./providers/presets.js";
+export {
+  DEFAULT_LOCAL_MODEL,
+  PRESET_NAMES,
+  type ResolvedProvider,
+  resolveProvider,
+} from "./providers/presets.js";
 export type {
   ModelReply,
   ModelRequest,
