@@ -8,6 +8,11 @@ export interface JsonSchemaObject {
   additionalProperties?: boolean;
 }
 
+export interface FileAccess {
+  path: string;
+  change: boolean;
+}
+
 export interface ToolContext {
   /** Aborted when the user interrupts the turn: stop work, clean up, return what you have. */
   signal: AbortSignal;
@@ -26,6 +31,10 @@ export interface Tool<Input = Record<string, unknown>> {
   run(input: Input, context: ToolContext): Promise<ToolOutput>;
   /** True when this call cannot change anything, so it may run at the same time as others. */
   isReadOnly?(input: Input): boolean;
+  /** The files this call reads or changes, as the model wrote them, for the permission check. */
+  files?(input: Input): FileAccess[];
+  /** What a person asked to approve this call should see first (the diff of an edit). */
+  preview?(input: Input): Promise<string>;
   /** Ends whatever the tool left running (background processes) when the session ends. */
   dispose?(): Promise<void>;
 }
