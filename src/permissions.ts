@@ -5,9 +5,11 @@
 //   read-only  like auto, in a sandbox where nothing is writable
 //   yolo       no sandbox, no questions; only the deny rules and the built-in deny list hold
 
+import { homedir } from "node:os";
 import { ConfigError } from "./errors.js";
 import type { ToolUseBlock } from "./messages.js";
 import { classifyCommand, type Decision, isReadOnlyScript } from "./permissions/classify.js";
+import { judgeFileAccess } from "./permissions/file-access.js";
 import { type PermissionRules, rememberAllowRules, toolRule } from "./permissions/rules.js";
 import { initShellParser, isShellParserReady } from "./shell/parse.js";
 import type { Tool } from "./tools/tool.js";
@@ -46,8 +48,10 @@ export function sandboxFor(mode: PermissionMode): { writable: boolean } | null {
 
 export interface PermissionQuestion {
   tool: string;
-  /** What would run: the command for bash, the tool name otherwise. */
+  /** What would run: the command for bash, the files for a file tool, else the tool's name. */
   subject: string;
+  /** What the call would do, shown before the question (the diff of an edit). */
+  preview?: string;
   reason: string;
   /** The allow rules "always" would add to .agentloop/settings.json; empty: offer yes/no only. */
   rules: string[];
@@ -102,10 +106,14 @@ export function createPermissionCheck(settings: PermissionOptions): PermissionCh
         reason: `Permission needed: ${judged.reason}, and there is no terminal to ask for approval. Run agentloop with --permission-mode auto to run commands in the sandbox without asking, or add an allow rule to .agentloop/settings.json.`,
       };
     }
-    const subject = commandOf(call, tool) ?? tool.name;
+    const input = call.input as Record<string, unknown>;
+    const files = tool.files?.(input).map((file) => file.path);
+    const subject = commandOf(call, tool) ?? files?.join(", ") ?? tool.name;
+    const preview = await tool.preview?.(input).catch(() => undefined);
     const answer = await ask({
       tool: tool.name,
       subject,
+      preview,
       reason: judged.reason,
       rules: judged.rules,
     });
@@ -146,6 +154,15 @@ async function judge(
     await initShellParser();
     return classifyCommand(command, options);
   }
+  const input = call.input as Record<string, unknown>;
+  if (tool.files) {
+    const home = options.home ?? homedir();
+    return judgeFileAccess(tool.name, tool.files(input), {
+      ...options,
+      home,
+      scratch: options.scratch ?? [],
+    });
+  }
   const rule = toolRule(tool.name);
   const { allow, ask, deny } = options.rules;
   if (deny.includes(rule))
@@ -158,7 +175,6 @@ async function judge(
       rules: [],
     };
   }
-  const input = call.input as Record<string, unknown>;
   if (allow.includes(rule) || tool.isReadOnly?.(input)) return { verdict: "allow", reason: "" };
   return { verdict: "ask", reason: `${tool.name} may change files`, flagged: false, rules: [rule] };
 }

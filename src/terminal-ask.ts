@@ -9,7 +9,8 @@ export function terminalAsk(readline: Interface) {
     new Promise((resolve) => {
       const always =
         question.rules.length > 0 ? `, [a]lways allow ${question.rules.join(", ")}` : "";
-      const prompt = `\n${question.tool} wants to run: ${question.subject}\n(${question.reason})\nAllow? [y]es, [n]o${always}; after "n" you may say why: `;
+      const preview = question.preview ? `\n${question.preview.trimEnd()}` : "";
+      const prompt = `\n${question.tool} wants to run: ${question.subject}${preview}\n(${question.reason})\nAllow? [y]es, [n]o${always}; after "n" you may say why: `;
       readline.question(prompt, (line) => resolve(parseAnswer(line, question.rules.length > 0)));
     });
 }

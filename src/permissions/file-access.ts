@@ -1,0 +1,99 @@
+// The permission decision for a tool that names the files it reads or changes (read, write,
+// edit). Paths are judged where they really point, symbolic links resolved, so a link in the
+// workspace to ~/.ssh or /etc is judged as ~/.ssh or /etc. Reading is allowed anywhere but in
+// credentials; changing a file is asked about (or, in auto mode, allowed) inside the workspace
+// and the temp directories, and always needs a person anywhere else.
+
+import { readlinkSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { HIDDEN_FROM_COMMANDS } from "../sandbox.js";
+import type { FileAccess } from "../tools/tool.js";
+import { resolveToolPath } from "../tools/tool-path.js";
+import type { Decision } from "./classify.js";
+import { type PermissionRules, toolRule } from "./rules.js";
+
+export interface FileAccessContext {
+  workspace: string;
+  home: string;
+  /** Directories outside the workspace that may be changed freely (temp directories). */
+  scratch: string[];
+  rules: PermissionRules;
+}
+
+export function judgeFileAccess(
+  toolName: string,
+  files: FileAccess[],
+  context: FileAccessContext,
+): Decision {
+  const rule = toolRule(toolName);
+  const writable = [context.workspace, tmpdir(), ...context.scratch].map(realTarget);
+  const credentials = HIDDEN_FROM_COMMANDS.map((path) => realTarget(join(context.home, path)));
+  let changesInside: string | null = null;
+  for (const { path, change } of files) {
+    const target = realTarget(resolveToolPath(context.workspace, path, context.home));
+    const shown =
+      target === resolveToolPath(context.workspace, path, context.home)
+        ? `"${path}"`
+        : `"${path}" (a link to ${target})`;
+    if (credentials.some((secret) => within(secret, target))) {
+      return { verdict: "deny", reason: `${toolName} would use ${shown}, which holds credentials` };
+    }
+    if (context.rules.deny.includes(rule)) {
+      return { verdict: "deny", reason: `${toolName} matches the deny rule "${rule}"` };
+    }
+    if (!change) continue;
+    if (!writable.some((root) => within(root, target))) {
+      const reason = `${toolName} would change ${shown}, outside the workspace`;
+      return { verdict: "ask", reason, flagged: true, rules: [] };
+    }
+    changesInside ??= shown;
+  }
+  if (context.rules.ask.includes(rule)) {
+    return {
+      verdict: "ask",
+      reason: `${toolName} matches the ask rule "${rule}"`,
+      flagged: true,
+      rules: [],
+    };
+  }
+  if (changesInside === null || context.rules.allow.includes(rule)) {
+    return { verdict: "allow", reason: "" };
+  }
+  return {
+    verdict: "ask",
+    reason: `${toolName} would change ${changesInside}`,
+    flagged: false,
+    rules: [rule],
+  };
+}
+
+/**
+ * The path with every symbolic link resolved: its own if it exists, else its nearest existing
+ * ancestor's, with the rest appended (a new file is judged by the directory it lands in).
+ */
+export function realTarget(path: string, links = 0): string {
+  const absolute = resolve(path);
+  try {
+    return realpathSync(absolute);
+  } catch {
+    // Missing, or a link to something missing: a write would create what the link names.
+  }
+  if (links < MAX_LINKS) {
+    try {
+      return realTarget(resolve(dirname(absolute), readlinkSync(absolute)), links + 1);
+    } catch {
+      // Not a link.
+    }
+  }
+  const parent = dirname(absolute);
+  return parent === absolute ? absolute : join(realTarget(parent, links), basename(absolute));
+}
+
+/** As many links in a row as Linux follows before it gives up (ELOOP). */
+const MAX_LINKS = 40;
+
+function within(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
