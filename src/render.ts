@@ -46,7 +46,12 @@ export function createRenderer(options: RendererOptions): (event: LoopEvent) => 
         return;
       case "tool_end": {
         const marker = event.result.is_error ? paint("31", "  ⎿ ") : dim("  ⎿ ");
-        options.progress.write(`${marker}${dim(preview(event.result.content))}\n`);
+        const diff = event.result.is_error ? null : diffLines(event.result.content);
+        if (diff) {
+          const [summary = ""] = event.result.content.split("\n");
+          const colored = diff.map((line) => paint(DIFF_COLORS[line[0] ?? " "] ?? "2", line));
+          options.progress.write(`${marker}${dim(summary)}\n    ${colored.join("\n    ")}\n`);
+        } else options.progress.write(`${marker}${dim(preview(event.result.content))}\n`);
         return;
       }
       case "retry":
@@ -83,7 +88,9 @@ export function describeCall(call: ToolUseBlock): string {
   const shown =
     call.name === "bash" && typeof input?.command === "string"
       ? `$ ${input.command}`
-      : JSON.stringify(call.input);
+      : typeof input?.file_path === "string"
+        ? input.file_path
+        : JSON.stringify(call.input);
   return `${call.name} ${clip(shown.replace(/\s*\n\s*/g, " ⏎ "), PREVIEW_WIDTH)}`;
 }
 
@@ -98,6 +105,19 @@ export function describeCompaction(event: CompactionEvent): string {
   ];
   const tokens = (n: number) => Math.round(n).toLocaleString("en-US");
   return `compacted${why}: ${what}, ${tokens(event.tokensBefore)} → ${tokens(event.tokensAfter)} tokens (window ${tokens(event.contextWindow)})`;
+}
+
+const DIFF_COLORS: Record<string, string> = { "+": "32", "-": "31", "@": "36" };
+const DIFF_LINES = 24;
+
+/** The hunks of a unified diff in a tool's result (an edit's), or null when it has none. */
+function diffLines(content: string): string[] | null {
+  const lines = content.split("\n");
+  const start = lines.findIndex((line) => line.startsWith("@@"));
+  if (start === -1) return null;
+  const hunks = lines.slice(start).map((line) => clip(line, PREVIEW_WIDTH));
+  if (hunks.length <= DIFF_LINES) return hunks;
+  return [...hunks.slice(0, DIFF_LINES), `… ${hunks.length - DIFF_LINES} more lines`];
 }
 
 function preview(content: string): string {

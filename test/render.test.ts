@@ -1,0 +1,64 @@
+// What a person sees of tool calls at the terminal: the call in one line, and an edit's result
+// as a compact diff, coloured only when the output is a terminal.
+
+import { describe, expect, it } from "vitest";
+import type { ToolResultBlock, ToolUseBlock } from "../src/messages.js";
+import { createRenderer, describeCall } from "../src/render.js";
+
+const edit: ToolUseBlock = {
+  type: "tool_use",
+  id: "toolu_1",
+  name: "edit",
+  input: { file_path: "src/app.ts", old_string: "a", new_string: "b" },
+};
+
+const result: ToolResultBlock = {
+  type: "tool_result",
+  tool_use_id: "toolu_1",
+  content: [
+    "Edited src/app.ts: 1 replacement, +1 -1 lines.",
+    "--- src/app.ts",
+    "+++ src/app.ts",
+    "@@ -1,2 +1,2 @@",
+    " const x = 1;",
+    "-const a = 2;",
+    "+const b = 2;",
+  ].join("\n"),
+};
+
+function rendered(color: boolean): string {
+  let out = "";
+  const output = { write: (text: string) => (out += text) };
+  const render = createRenderer({ answer: output, progress: output, color, streamText: true });
+  render({ type: "tool_start", call: edit });
+  render({ type: "tool_end", call: edit, result, durationMs: 3 });
+  return out;
+}
+
+describe("rendering tool calls", () => {
+  it("names the file a file tool works on", () => {
+    expect(describeCall(edit)).toBe("edit src/app.ts");
+  });
+
+  it("shows an edit as its diff, additions green and removals red on a terminal", () => {
+    const out = rendered(true);
+    expect(out).toContain("\x1b[32m+const b = 2;\x1b[0m");
+    expect(out).toContain("\x1b[31m-const a = 2;\x1b[0m");
+    expect(out).toContain("\x1b[36m@@ -1,2 +1,2 @@\x1b[0m");
+    expect(out).not.toContain("+++ src/app.ts");
+  });
+
+  it("shows the same diff without escape sequences when piped", () => {
+    expect(rendered(false)).toBe(
+      [
+        "⏺ edit src/app.ts",
+        "  ⎿ Edited src/app.ts: 1 replacement, +1 -1 lines.",
+        "    @@ -1,2 +1,2 @@",
+        "     const x = 1;",
+        "    -const a = 2;",
+        "    +const b = 2;",
+        "",
+      ].join("\n"),
+    );
+  });
+});
