@@ -3,6 +3,7 @@
 // request we send must be valid: every tool_use answered by exactly one tool_result in the
 // next user message, results first and in order, no empty text, roles alternating from the
 // user. The stored transcript is never changed; each repair is described in one sentence.
+// A reply is repaired once as it arrives (repairReply), before the loop runs or records it.
 
 import type {
   AssistantBlock,
@@ -35,6 +36,7 @@ export function prepareForRequest(messages: readonly Message[]): PreparedTranscr
     current = dropLeadingAssistants(current, repairs);
     current = mergeSameRole(current);
     current = renameRepeatedIds(current, repairs);
+    current = dropNamelessCalls(current, repairs);
     current = pairToolCalls(current, repairs);
     if (repairs.length === before) break;
   }
@@ -146,6 +148,90 @@ function renameRepeatedIds(messages: Message[], repairs: string[]): Message[] {
 }
 
 /**
+ * Drops tool calls without a name, and their results: no tool answers them and servers reject
+ * them (`function.name: empty string`). Sessions recorded before replies were repaired on
+ * arrival (see repairReply) can hold them. Runs after renameRepeatedIds, so ids are unique.
+ */
+function dropNamelessCalls(messages: Message[], repairs: string[]): Message[] {
+  const result = [...messages];
+  for (const [index, message] of messages.entries()) {
+    if (message.role !== "assistant") continue;
+    const nameless = new Set(
+      toolUsesIn(message)
+        .filter((use) => !isNamed(use))
+        .map((use) => use.id),
+    );
+    if (nameless.size === 0) continue;
+    result[index] = {
+      role: "assistant",
+      content: message.content.filter((block) => block.type !== "tool_use" || isNamed(block)),
+    };
+    const next = messages[index + 1];
+    const answered = new Set<string>();
+    if (next?.role === "user") {
+      const content = userBlocks(next).filter((block) => {
+        const drop = block.type === "tool_result" && nameless.has(block.tool_use_id);
+        if (drop) answered.add(block.tool_use_id);
+        return !drop;
+      });
+      if (answered.size > 0) result[index + 1] = { role: "user", content };
+    }
+    for (const id of nameless) {
+      const also = answered.has(id) ? ", and its result" : "";
+      repairs.push(`Dropped tool call ${id}, which has no name${also}.`);
+    }
+  }
+  return result;
+}
+
+/** A reply just received, fit to run and to record, and what had to change. */
+export interface RepairedReply {
+  message: AssistantMessage;
+  /** One sentence per repair, as prepareForRequest gives them. Empty when nothing changed. */
+  repairs: string[];
+}
+
+/**
+ * Makes a new reply safe to run and to record before anything uses it: a tool call without a
+ * name is dropped (no tool answers it, and no server takes it back), and a call whose id an
+ * earlier call in `history` or in the reply already has gets a fresh id. The loop then runs,
+ * answers and records each call under an id of its own, so its result can never be mistaken
+ * for another's, in this request or on resume.
+ */
+export function repairReply(history: readonly Message[], reply: AssistantMessage): RepairedReply {
+  const repairs: string[] = [];
+  const seen = new Set(history.flatMap((message) => toolUsesIn(message).map((use) => use.id)));
+  const taken = new Set([...seen, ...toolUsesIn(reply).map((use) => use.id)]);
+  let changed = false;
+  const content: AssistantBlock[] = [];
+  for (const block of reply.content) {
+    if (block.type !== "tool_use") {
+      content.push(block);
+      continue;
+    }
+    changed ||= !isNamed(block) || seen.has(block.id);
+    if (!isNamed(block)) {
+      const args = JSON.stringify(block.input) ?? "";
+      const shown = args.length > 200 ? `${args.slice(0, 200)}…` : args;
+      repairs.push(
+        `Dropped tool call ${block.id} from the model's reply: it has no name (its input was ${shown}).`,
+      );
+      continue;
+    }
+    if (!seen.has(block.id)) {
+      seen.add(block.id);
+      content.push(block);
+      continue;
+    }
+    const id = freshId(block.id, taken);
+    repairs.push(`Renamed the repeated tool call id ${block.id} in the model's reply to ${id}.`);
+    seen.add(id);
+    content.push({ ...block, id });
+  }
+  return { message: changed ? { role: "assistant", content } : reply, repairs };
+}
+
+/**
  * Makes the user message after each assistant message hold exactly one result per tool call,
  * first and in call order: missing results become error results, unmatched ones are dropped.
  */
@@ -226,6 +312,10 @@ function userBlocks(message: UserMessage): UserBlock[] {
 function toolUsesIn(message: Message): ToolUseBlock[] {
   if (message.role !== "assistant") return [];
   return message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
+}
+
+function isNamed(use: ToolUseBlock): boolean {
+  return typeof use.name === "string" && use.name.trim() !== "";
 }
 
 function freshId(id: string, taken: Set<string>): string {

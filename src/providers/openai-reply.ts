@@ -3,7 +3,9 @@
 // a tool call: some send the id and name only in the first chunk, some repeat them, some send
 // an empty name or id later, some send no id at all, some send the whole call in one chunk.
 // Keying the calls by `index` (and by id where a server reuses an index) handles all of these
-// with rules we can read and test, and keeps the raw argument text for invalid JSON.
+// with rules we can read and test, and keeps the raw argument text for invalid JSON. An id
+// never joins deltas at different indexes: some tool parsers give every call of a reply the
+// same id, and some servers change a call's id from chunk to chunk.
 
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { type AssistantBlock, emptyUsage, type StopReason, type Usage } from "../messages.js";
@@ -36,10 +38,12 @@ export function addChunk(reply: ReplyInProgress, chunk: ChatCompletionChunk): st
   if (!choice) return "";
   if (choice.finish_reason) reply.finishReason = choice.finish_reason;
   for (const delta of choice.delta?.tool_calls ?? []) {
-    const call = findOrStartCall(reply.toolCalls, delta.index, delta.id);
-    if (delta.id) call.id = delta.id;
+    const name = delta.function?.name ?? "";
+    const call = findOrStartCall(reply.toolCalls, delta.index, delta.id ?? "", name);
+    // The first id a call gets is its id: later chunks may carry other ids (see below).
+    if (delta.id && call.id === "") call.id = delta.id;
     // Names arrive whole; a server that repeats the name must not turn "bash" into "bashbash".
-    if (delta.function?.name && call.name === "") call.name = delta.function.name;
+    if (name !== "" && call.name === "") call.name = name;
     call.arguments += delta.function?.arguments ?? "";
   }
   const text = choice.delta?.content ?? "";
@@ -48,22 +52,51 @@ export function addChunk(reply: ReplyInProgress, chunk: ChatCompletionChunk): st
 }
 
 /**
- * A delta continues the call with its id, or else the latest call at its index (or the latest
- * call, when the server sends no index). A new id starts a new call even at a used index,
- * because some servers send every parallel call at index 0.
+ * The call a delta belongs to. Its `index` (the call's position in the reply) decides first:
+ * a delta never continues a call at another index, whatever its id. At its index, a delta
+ * continues the call with its id, else the latest call there (when the server sends no index,
+ * the latest call of all), unless it starts a new one (see `startsAnotherCall`).
  */
 function findOrStartCall(
   calls: PartialToolCall[],
   index: number | undefined,
-  id: string | undefined,
+  id: string,
+  name: string,
 ): PartialToolCall {
-  const known = (call: PartialToolCall) =>
-    id ? call.id === id : index === undefined || call.index === index;
-  const existing = calls.findLast(known);
-  if (existing) return existing;
+  const here = index === undefined ? calls : calls.filter((call) => call.index === index);
+  const sameId = id === "" ? undefined : here.findLast((call) => call.id === id);
+  if (sameId) return sameId;
+  const latest = here.at(-1);
+  if (latest && !(id !== "" && startsAnotherCall(latest, name))) return latest;
   const call: PartialToolCall = { index, id: "", name: "", arguments: "" };
   calls.push(call);
   return call;
+}
+
+/**
+ * Whether a delta with a new id, at an index whose latest call has another id, starts a call
+ * of its own. Some servers send every parallel call at index 0, told apart only by their ids;
+ * others (Poolside's API, vLLM's gpt-oss parser) send a new id with every chunk of one call,
+ * some of them with the name again. A call still being written (no id or name yet, or
+ * arguments begun but not yet whole JSON) goes on. After whole arguments a new call begins;
+ * before any, only a delta naming another tool begins one.
+ */
+function startsAnotherCall(latest: PartialToolCall, name: string): boolean {
+  if (latest.id === "" || latest.name === "") return false;
+  const args = latest.arguments.trim();
+  if (args === "") return name !== "" && name !== latest.name;
+  return isWholeJson(args);
+}
+
+/** Whole JSON arguments end in "}" (an object), and only then are they worth parsing. */
+function isWholeJson(args: string): boolean {
+  if (!args.endsWith("}")) return false;
+  try {
+    JSON.parse(args);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** True when the model said nothing and called nothing: worth asking again. */

@@ -1,11 +1,12 @@
 // The OpenAI Chat Completions provider: OpenAI itself and every server that speaks its protocol
 // (Ollama, LM Studio, vLLM, llama.cpp, OpenRouter, DeepSeek). It streams the reply, turns it
-// into our assistant message, and asks again when a server answers with nothing at all.
+// into our assistant message (every call named and under an id of its own), and asks again
+// when a server answers with nothing at all.
 
 import OpenAI from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { ProviderError } from "../errors.js";
-import { prepareForRequest } from "../transcript.js";
+import { prepareForRequest, repairReply } from "../transcript.js";
 import { callIdPrefix } from "./call-ids.js";
 import { classifyOpenAIError, type ServerContext } from "./openai-errors.js";
 import { addChunk, finishReply, isEmptyReply, startReply } from "./openai-reply.js";
@@ -25,7 +26,10 @@ export interface OpenAIProviderOptions {
   /** The environment variable the key came from, named when the key is rejected. */
   apiKeyEnv?: string | null;
   retryPolicy?: Partial<RetryPolicy>;
-  /** Hears, in one sentence each, every repair made to the transcript before a request. */
+  /**
+   * Hears, in one sentence each, every repair made to the transcript before a request, and to
+   * a reply as it arrives (a call without a name dropped, a repeated call id renamed).
+   */
   onRepair?: (description: string) => void;
 }
 
@@ -72,7 +76,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
       // Transport failures are retried inside withRetries; an empty reply is a whole answer
       // that says nothing, so it is asked for again out here, a fixed small number of times.
       for (let retry = 0; ; retry += 1) {
-        const reply = yield* withRetries(
+        const received = yield* withRetries(
           (signal, alive) => streamOnce(client, body, idPrefix, signal, alive),
           {
             signal: request.signal,
@@ -80,6 +84,11 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
             classify: (error) => classifyOpenAIError(error, server),
           },
         );
+        // Before the loop runs or records the reply: no call without a name, and no id that
+        // another call in the reply or the conversation has (some tool parsers repeat them).
+        const repaired = repairReply(request.messages, received.message);
+        for (const repair of repaired.repairs) options.onRepair?.(repair);
+        const reply = { ...received, message: repaired.message };
         if (reply.message.content.length > 0 || reply.stopReason === "refusal") return reply;
         if (retry === EMPTY_REPLY_RETRIES) {
           throw new ProviderError(

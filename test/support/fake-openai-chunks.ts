@@ -18,7 +18,15 @@ export type ToolCallQuirk =
   /** Every call is sent whole, in one chunk. */
   | "whole_calls"
   /** Every parallel call is sent at index 0, told apart only by its id. */
-  | "all_at_index_zero";
+  | "all_at_index_zero"
+  /** Every call carries the first call's id, each at its own index (buggy tool parsers). */
+  | "same_id_twice"
+  /** Chunks after a call's first carry a new id each (as Poolside's API, vLLM's gpt-oss). */
+  | "new_id_later"
+  /** A call's first chunk has an empty name, and the name comes in a chunk of its own. */
+  | "name_later"
+  /** A call's first chunk has no id; it comes with every other chunk after it. */
+  | "id_on_some_deltas";
 
 export interface FakeReply {
   content: FakeBlock[];
@@ -68,22 +76,34 @@ export function replyChunks(
   const calls = reply.content.filter((block) => block.type === "tool_use");
   for (const [position, call] of calls.entries()) {
     const index = quirks.has("all_at_index_zero") ? 0 : position;
-    const head = { index, ...(quirks.has("no_ids") ? {} : { id: call.id }), type: "function" };
+    const id = quirks.has("same_id_twice") ? (calls[0] as FakeBlock & { id: string }).id : call.id;
+    const headId = quirks.has("no_ids") || quirks.has("id_on_some_deltas") ? {} : { id };
+    const head = { index, ...headId, type: "function" };
     const args = "partialJson" in call ? call.partialJson : JSON.stringify(call.input);
+    const name = quirks.has("name_later") ? "" : call.name;
     if (quirks.has("whole_calls")) {
       cutInMiddle(0);
-      deltas.push({ tool_calls: [{ ...head, function: { name: call.name, arguments: args } }] });
+      deltas.push({ tool_calls: [{ ...head, function: { name, arguments: args } }] });
+      if (name === "") deltas.push({ tool_calls: [{ index, function: { name: call.name } }] });
       continue;
     }
     const pieces = split(args);
-    deltas.push({ tool_calls: [{ ...head, function: { name: call.name, arguments: "" } }] });
+    deltas.push({ tool_calls: [{ ...head, function: { name, arguments: "" } }] });
+    if (name === "") deltas.push({ tool_calls: [{ index, function: { name: call.name } }] });
     cutInMiddle(pieces.length);
-    for (const piece of pieces) {
+    for (const [n, piece] of pieces.entries()) {
+      const laterId = quirks.has("new_id_later")
+        ? { id: `${id}-${n + 1}` }
+        : quirks.has("id_on_some_deltas")
+          ? n % 2 === 1
+            ? { id }
+            : {}
+          : undefined;
       const later = quirks.has("repeat_id_and_name")
-        ? { ...head, function: { name: call.name, arguments: piece } }
+        ? { ...head, ...laterId, function: { name: call.name, arguments: piece } }
         : quirks.has("empty_name_later")
-          ? { index, type: "function", function: { name: "", arguments: piece } }
-          : { index, function: { arguments: piece } };
+          ? { index, ...laterId, type: "function", function: { name: "", arguments: piece } }
+          : { index, ...laterId, function: { arguments: piece } };
       deltas.push({ tool_calls: [later] });
     }
   }
