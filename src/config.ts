@@ -24,6 +24,8 @@ export interface RunOptions {
   contextWindow: number | undefined;
   /** False with --no-auto-compact: compact only on /compact or when the API says "too long". */
   autoCompact: boolean;
+  /** --tools: the tools the model gets (default: all of them, or the settings' "tools"). */
+  tools: string[] | undefined;
   outputFormat: OutputFormat;
   resume: { latest: true } | { id: string } | undefined;
   permissionMode: string | undefined;
@@ -65,6 +67,8 @@ Options:
   --max-cost USD                 stop when the session has cost this much (exit code 3)
   --context-window N             the model's context window in tokens (default: known per model)
   --no-auto-compact              compact only on /compact or when the API says "too long"
+  --tools LIST                   the tools the model gets, e.g. "bash" for s01's one tool
+                                 (default: bash,read,write,edit)
   --output-format F              text, json or stream-json (one-shot mode)
   --continue                     continue the latest session in this directory
   --resume ID                    continue the given session
@@ -127,6 +131,7 @@ export function parseCommandLine(argv: string[], currentDirectory = process.cwd(
         ? undefined
         : positiveInteger("--context-window", values["context-window"]),
     autoCompact: values["no-auto-compact"] !== true,
+    tools: values.tools === undefined ? undefined : toolList(values.tools),
     outputFormat,
     resume: values.continue ? { latest: true } : values.resume ? { id: values.resume } : undefined,
     permissionMode,
@@ -148,6 +153,7 @@ function parseFlags(argv: string[]) {
       "max-cost": { type: "string" },
       "context-window": { type: "string" },
       "no-auto-compact": { type: "boolean" },
+      tools: { type: "string" },
       "output-format": { type: "string" },
       continue: { type: "boolean", short: "c" },
       resume: { type: "string", short: "r" },
@@ -162,6 +168,13 @@ function parseFlags(argv: string[]) {
       help: { type: "boolean", short: "h" },
     },
   });
+}
+
+function toolList(text: string): string[] {
+  const names = text.split(/[\s,]+/).filter(Boolean);
+  if (names.length === 0)
+    throw new ConfigError("--tools needs at least one tool, for example --tools bash.");
+  return names;
 }
 
 function positiveInteger(flag: string, text: string): number {

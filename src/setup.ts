@@ -1,42 +1,26 @@
 // Builds a ready-to-run session from the command line: which model, which tools under which
 // permission mode, and which session file (new or resumed).
 
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Interface } from "node:readline";
-import { setFlagsFromString } from "node:v8";
 import { type AgentSession, createAgentSession } from "./agent-session.js";
 import { createCompaction } from "./compaction/compaction.js";
 import { chooseCompaction, contextWindowOf } from "./compaction/settings.js";
 import type { RunOptions } from "./config.js";
 import { readDotenv } from "./dotenv.js";
 import { ConfigError } from "./errors.js";
-import {
-  createPermissionCheck,
-  defaultPermissionMode,
-  initShellParser,
-  isReadOnlyCommand,
-  loadPermissionRules,
-  type PermissionMode,
-  type PermissionRules,
-  parsePermissionMode,
-  sandboxFor,
-} from "./permissions.js";
+import { defaultPermissionMode, parsePermissionMode } from "./permissions.js";
 import { type ResolvedProvider, resolveProvider } from "./providers/presets.js";
 import type { Provider } from "./providers/provider.js";
 import { findSessionToResume } from "./resume.js";
-import { checkSandbox, createSandbox, type SandboxOptions } from "./sandbox.js";
-import { createRedactor, secretValues } from "./secrets.js";
 import {
   newSessionId,
   openSessionWriter,
   SESSION_FORMAT_VERSION,
   sessionsDirectory,
 } from "./session.js";
+import { createSessionTools } from "./session-tools.js";
 import { buildSystemPrompt } from "./system-prompt.js";
-import { terminalAsk } from "./terminal-ask.js";
-import { type BashOptions, createBashTool } from "./tools/bash.js";
-import { createToolbox, type Toolbox } from "./tools/toolbox.js";
 
 /** Room kept for the reply when the provider sets no output limit of its own. */
 const DEFAULT_OUTPUT_RESERVE = 8192;
@@ -97,7 +81,7 @@ export async function startSession(
   }
   // Tools first: the sandbox's trial run starts at once and goes on while the SDKs load.
   const [tools, model, compaction] = await Promise.allSettled([
-    createTools({
+    createSessionTools({
       options,
       mode,
       env,
@@ -162,94 +146,4 @@ async function startProvider(
   }
   const { createProvider } = await import("./providers/create-provider.js");
   return createProvider(resolved, { onRepair });
-}
-
-interface ToolSetup {
-  options: RunOptions;
-  mode: PermissionMode;
-  env: NodeJS.ProcessEnv;
-  stateDirectory: string;
-  readline: Interface | undefined;
-  keyVariable: string | null;
-}
-
-/** The bash tool under the chosen permission mode: sandboxed, redacted, asked about. */
-async function createTools(setup: ToolSetup): Promise<Toolbox> {
-  const { options, mode } = setup;
-  const bashOptions: BashOptions = {
-    cwd: options.cwd,
-    secretNames: setup.keyVariable ? [setup.keyVariable] : [],
-    redact: createRedactor(secretValues(setup.env)),
-  };
-  const shape = sandboxFor(mode);
-  let scratch: string | undefined;
-  let sandbox: SandboxOptions | undefined;
-  if (shape) {
-    // Outside /tmp, which the sandbox replaces, so it is visible inside at the same path.
-    const scratchRoot = join(setup.stateDirectory, "scratch");
-    mkdirSync(scratchRoot, { recursive: true, mode: 0o700 });
-    scratch = mkdtempSync(join(scratchRoot, "run-"));
-    sandbox = {
-      workspace: options.cwd,
-      writable: shape.writable,
-      allowNetwork: options.allowNetwork,
-      tmpDir: scratch,
-    };
-  }
-  let rules: PermissionRules;
-  try {
-    // Started before anything is awaited, so that the sandbox's trial run overlaps the rest.
-    const [loaded, check] = await Promise.all([
-      loadPermissionRules({ workspace: options.cwd, env: setup.env }),
-      sandbox ? checkSandbox(sandbox) : { ok: true as const },
-    ]);
-    if (!check.ok) throw new ConfigError(check.reason);
-    rules = loaded;
-  } catch (error) {
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
-    throw error;
-  }
-  if (sandbox) {
-    bashOptions.wrap = createSandbox(sandbox).wrap;
-    bashOptions.tempDir = scratch;
-  }
-  const bash = createBashTool(bashOptions);
-  bash.isReadOnly = (input) => isReadOnlyCommand(input.command);
-  const checkPermission = createPermissionCheck({
-    mode,
-    workspace: options.cwd,
-    rules,
-    ask: setup.readline ? terminalAsk(setup.readline) : undefined,
-    scratch: scratch ? [scratch] : [],
-  });
-  let startUpOver: Promise<void> | undefined;
-  const toolbox = createToolbox([bash], async (call, tool) => {
-    startUpOver ??= afterStartUp();
-    await startUpOver;
-    return checkPermission(call, tool);
-  });
-  return {
-    ...toolbox,
-    async dispose() {
-      await toolbox.dispose();
-      if (scratch) rmSync(scratch, { recursive: true, force: true });
-    },
-  };
-}
-
-/**
- * Work kept out of start-up, where it would delay the first request, and done on the first
- * tool call: loading the shell parser, and two V8 settings for a long session, each read by V8
- * when it applies.
- * - tree-sitter-bash is 1.3 MB of WebAssembly parse tables. After its first parses V8 compiles
- *   them again with its optimizing compiler, in the background, holding some 40 MB more, for a
- *   parser that reads one short command line per tool call; baseline code parses one in about
- *   0.04 ms. The other WebAssembly, fetch's HTTP parser, was compiled before, as usual.
- * - The young generation has grown to what start-up needed. It would otherwise keep doubling,
- *   up to 32 MB, whenever enough survives a scavenge, only to hold each turn's garbage longer.
- */
-function afterStartUp(): Promise<void> {
-  setFlagsFromString("--liftoff-only");
-  setFlagsFromString("--semi-space-growth-factor=1");
-  return initShellParser();
 }

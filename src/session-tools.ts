@@ -1,0 +1,134 @@
+// The tools of a session under its permission mode: bash (sandboxed, redacted, asked about)
+// and the file tools, or the set the user chose; and the work kept out of start-up.
+
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { Interface } from "node:readline";
+import { setFlagsFromString } from "node:v8";
+import type { RunOptions } from "./config.js";
+import { ConfigError } from "./errors.js";
+import {
+  createPermissionCheck,
+  initShellParser,
+  isReadOnlyCommand,
+  loadPermissionRules,
+  type PermissionMode,
+  type PermissionRules,
+  sandboxFor,
+} from "./permissions.js";
+import { checkSandbox, createSandbox, type SandboxOptions } from "./sandbox.js";
+import { createRedactor, secretValues } from "./secrets.js";
+import { terminalAsk } from "./terminal-ask.js";
+import { type BashOptions, createBashTool } from "./tools/bash.js";
+import { createEditTool } from "./tools/edit.js";
+import { createFileReads } from "./tools/file-reads.js";
+import { createReadTool } from "./tools/read.js";
+import type { Tool } from "./tools/tool.js";
+import { chooseToolNames, type ToolName } from "./tools/tool-set.js";
+import { createToolbox, type Toolbox } from "./tools/toolbox.js";
+import { createWriteTool } from "./tools/write.js";
+
+export interface ToolSetup {
+  options: RunOptions;
+  mode: PermissionMode;
+  env: NodeJS.ProcessEnv;
+  stateDirectory: string;
+  readline: Interface | undefined;
+  keyVariable: string | null;
+}
+
+export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
+  const { options, mode } = setup;
+  const bashOptions: BashOptions = {
+    cwd: options.cwd,
+    secretNames: setup.keyVariable ? [setup.keyVariable] : [],
+    redact: createRedactor(secretValues(setup.env)),
+  };
+  const shape = sandboxFor(mode);
+  let scratch: string | undefined;
+  let sandbox: SandboxOptions | undefined;
+  if (shape) {
+    // Outside /tmp, which the sandbox replaces, so it is visible inside at the same path.
+    const scratchRoot = join(setup.stateDirectory, "scratch");
+    mkdirSync(scratchRoot, { recursive: true, mode: 0o700 });
+    scratch = mkdtempSync(join(scratchRoot, "run-"));
+    sandbox = {
+      workspace: options.cwd,
+      writable: shape.writable,
+      allowNetwork: options.allowNetwork,
+      tmpDir: scratch,
+    };
+  }
+  let rules: PermissionRules;
+  let names: ToolName[];
+  try {
+    // Started before anything is awaited, so that the sandbox's trial run overlaps the rest.
+    const [loaded, check, chosen] = await Promise.all([
+      loadPermissionRules({ workspace: options.cwd, env: setup.env }),
+      sandbox ? checkSandbox(sandbox) : { ok: true as const },
+      chooseToolNames({ flag: options.tools, workspace: options.cwd, env: setup.env }),
+    ]);
+    if (!check.ok) throw new ConfigError(check.reason);
+    rules = loaded;
+    names = chosen;
+  } catch (error) {
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+    throw error;
+  }
+  if (sandbox) {
+    bashOptions.wrap = createSandbox(sandbox).wrap;
+    bashOptions.tempDir = scratch;
+  }
+  const reads = createFileReads();
+  const workspace = options.cwd;
+  const make: Record<ToolName, () => Tool> = {
+    bash() {
+      const bash = createBashTool(bashOptions);
+      bash.isReadOnly = (input) => isReadOnlyCommand(input.command);
+      return bash as Tool;
+    },
+    read: () => createReadTool({ workspace, reads, redact: bashOptions.redact }) as Tool,
+    write: () => createWriteTool({ workspace, reads }) as Tool,
+    edit: () => createEditTool({ workspace, reads }) as Tool,
+  };
+  const checkPermission = createPermissionCheck({
+    mode,
+    workspace: options.cwd,
+    rules,
+    ask: setup.readline ? terminalAsk(setup.readline) : undefined,
+    scratch: scratch ? [scratch] : [],
+  });
+  let startUpOver: Promise<void> | undefined;
+  const toolbox = createToolbox(
+    names.map((name) => make[name]()),
+    async (call, tool) => {
+      startUpOver ??= afterStartUp();
+      await startUpOver;
+      return checkPermission(call, tool);
+    },
+  );
+  return {
+    ...toolbox,
+    async dispose() {
+      await toolbox.dispose();
+      if (scratch) rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Work kept out of start-up, where it would delay the first request, and done on the first
+ * tool call: loading the shell parser, and two V8 settings for a long session, each read by V8
+ * when it applies.
+ * - tree-sitter-bash is 1.3 MB of WebAssembly parse tables. After its first parses V8 compiles
+ *   them again with its optimizing compiler, in the background, holding some 40 MB more, for a
+ *   parser that reads one short command line per tool call; baseline code parses one in about
+ *   0.04 ms. The other WebAssembly, fetch's HTTP parser, was compiled before, as usual.
+ * - The young generation has grown to what start-up needed. It would otherwise keep doubling,
+ *   up to 32 MB, whenever enough survives a scavenge, only to hold each turn's garbage longer.
+ */
+function afterStartUp(): Promise<void> {
+  setFlagsFromString("--liftoff-only");
+  setFlagsFromString("--semi-space-growth-factor=1");
+  return initShellParser();
+}

@@ -1,0 +1,37 @@
+// Which tools the model gets: bash (s01) and the file tools (s02) by default, or the list the
+// user chose with --tools or "tools" in a settings file ("bash" alone is the s01 tool set).
+
+import { ConfigError } from "../errors.js";
+import { readAllSettings } from "../settings.js";
+
+export const TOOL_NAMES = ["bash", "read", "write", "edit"] as const;
+export type ToolName = (typeof TOOL_NAMES)[number];
+
+/** --tools wins; else the project's, then the user's "tools" setting; else every tool. */
+export async function chooseToolNames(input: {
+  flag: string[] | undefined;
+  workspace: string;
+  env: NodeJS.ProcessEnv;
+}): Promise<ToolName[]> {
+  if (input.flag) return validNames(input.flag, "--tools");
+  let chosen: ToolName[] = [...TOOL_NAMES];
+  for (const { file, settings } of await readAllSettings(input)) {
+    if (settings.tools === undefined) continue;
+    const names = settings.tools;
+    if (!Array.isArray(names) || names.some((name) => typeof name !== "string")) {
+      throw new ConfigError(`"tools" in ${file} must be a list of tool names, such as ["bash"].`);
+    }
+    chosen = validNames(names as string[], `"tools" in ${file}`);
+  }
+  return chosen;
+}
+
+function validNames(names: string[], where: string): ToolName[] {
+  const unknown = names.find((name) => !(TOOL_NAMES as readonly string[]).includes(name));
+  if (unknown !== undefined) {
+    throw new ConfigError(
+      `${where} names an unknown tool "${unknown}": choose from ${TOOL_NAMES.join(", ")}.`,
+    );
+  }
+  return [...new Set(names)] as ToolName[];
+}
