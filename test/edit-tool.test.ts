@@ -16,8 +16,9 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { createEditTool, type EditInput } from "../src/tools/edit.js";
-import { explainMiss, levenshtein, substringDistance } from "../src/tools/edit-match.js";
+import { explainMiss } from "../src/tools/edit-match.js";
 import { createFileReads, type FileReads } from "../src/tools/file-reads.js";
+import { levenshtein, substringDistance } from "../src/tools/similar-lines.js";
 
 const workspaces: string[] = [];
 afterEach(() => {
