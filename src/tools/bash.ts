@@ -7,6 +7,7 @@ import { type CapturedOutput, OutputCapture } from "./output-capture.js";
 import { runShellProcess, type ShellEnding } from "./shell-process.js";
 import { ShellSession } from "./shell-session.js";
 import type { Tool, ToolOutput } from "./tool.js";
+import { count, plural } from "./wording.js";
 
 export type BashInput = {
   command: string;
@@ -156,12 +157,4 @@ function signalHint(code: number): string {
 
 function isFailure(ending: ShellEnding): boolean {
   return ending.kind !== "exited" || ending.code !== 0;
-}
-
-function count(n: number): string {
-  return n.toLocaleString("en-US");
-}
-
-function plural(n: number, noun: string): string {
-  return `${count(n)} ${noun}${n === 1 ? "" : "s"}`;
 }

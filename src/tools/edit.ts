@@ -11,6 +11,7 @@ import type { FileReads } from "./file-reads.js";
 import type { Tool, ToolOutput } from "./tool.js";
 import { resolveToolPath } from "./tool-path.js";
 import { unifiedDiff } from "./unified-diff.js";
+import { plural } from "./wording.js";
 
 export type Replacement = {
   old_string: string;
@@ -54,10 +55,7 @@ export function createEditTool(options: EditOptions): Tool<EditInput> {
     inputSchema: {
       type: "object",
       properties: {
-        file_path: {
-          type: "string",
-          description: "Absolute, ~/..., or relative to the workspace root.",
-        },
+        file_path: { type: "string" },
         old_string: { type: "string" },
         new_string: { type: "string" },
         replace_all: { type: "boolean" },
@@ -327,8 +325,4 @@ function reasonOf(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
   if (code) return code;
   return error instanceof Error ? error.message : String(error);
-}
-
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }

@@ -38,3 +38,6 @@ export interface Tool<Input = Record<string, unknown>> {
   /** Ends whatever the tool left running (background processes) when the session ends. */
   dispose?(): Promise<void>;
 }
+
+export const success = (content: string): ToolOutput => ({ content, isError: false });
+export const failure = (content: string): ToolOutput => ({ content, isError: true });

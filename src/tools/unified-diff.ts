@@ -10,6 +10,7 @@ import {
   type StructuredPatch,
   structuredPatch,
 } from "diff";
+import { count } from "./wording.js";
 
 export interface UnifiedDiffOptions {
   /** Unchanged lines shown around each change (default 3). */
@@ -111,8 +112,4 @@ function cutLongLine(line: string): string {
     ? MAX_LINE_CHARS - 1
     : MAX_LINE_CHARS;
   return `${line.slice(0, end)} [... line cut: ${count(line.length - 1)} characters]`;
-}
-
-function count(n: number): string {
-  return n.toLocaleString("en-US");
 }

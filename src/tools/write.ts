@@ -9,8 +9,10 @@ import { dirname } from "node:path";
 import { writeFileAtomically } from "./atomic-write.js";
 import type { FileReads } from "./file-reads.js";
 import type { Tool, ToolOutput } from "./tool.js";
+import { failure, success } from "./tool.js";
 import { resolveToolPath } from "./tool-path.js";
 import { countChangedLines, unifiedDiff } from "./unified-diff.js";
+import { count, plural } from "./wording.js";
 
 export type WriteInput = {
   file_path: string;
@@ -42,10 +44,7 @@ export function createWriteTool(options: WriteOptions): Tool<WriteInput> {
     inputSchema: {
       type: "object",
       properties: {
-        file_path: {
-          type: "string",
-          description: "Absolute, ~/..., or relative to the workspace root.",
-        },
+        file_path: { type: "string" },
         content: { type: "string", description: "The complete new content of the file." },
       },
       required: ["file_path", "content"],
@@ -177,20 +176,4 @@ function cannotWrite(path: string, error: unknown): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code ?? "";
   const reason = WRITE_ERRORS[code] ?? (error instanceof Error ? error.message : String(error));
   return `Could not write ${path}: ${reason}.`;
-}
-
-function success(content: string): ToolOutput {
-  return { content, isError: false };
-}
-
-function failure(content: string): ToolOutput {
-  return { content, isError: true };
-}
-
-function count(n: number): string {
-  return n.toLocaleString("en-US");
-}
-
-function plural(n: number, noun: string): string {
-  return `${count(n)} ${noun}${n === 1 ? "" : "s"}`;
 }
