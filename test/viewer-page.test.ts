@@ -1,16 +1,19 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runViewCommand } from "../src/viewer/view-command.js";
 import { launchChromium } from "./support/chromium.js";
 import {
   CLEAR_STUB,
   compactedSession,
+  fileToolsSession,
+  INJECTED_MARKUP,
   SUMMARY,
   SUMMARY_INSTRUCTIONS,
   syntheticSession,
+  WRITTEN_LINES,
 } from "./support/synthetic-session.js";
 
 const fixture = readFileSync(new URL("./fixtures/viewer-session.jsonl", import.meta.url), "utf8");
@@ -71,6 +74,13 @@ let compactedPage: Promise<string> | undefined;
 const openCompacted = async () => {
   compactedPage ??= exported(compactedSession());
   return open(`file://${await compactedPage}`);
+};
+let fileToolsPage: Promise<string> | undefined;
+const openFileTools = async () => {
+  fileToolsPage ??= exported(fileToolsSession());
+  const page = await open(`file://${await fileToolsPage}`);
+  await page.keyboard.press("End");
+  return page;
 };
 const position = (page: Page) => page.locator("#position").textContent();
 const sentCount = (page: Page) => page.locator("#request .json-message").count();
@@ -448,7 +458,8 @@ describe("the transcript viewer page", () => {
     expect(await sentCount(page)).toBe(6);
     const stubbed = page.locator("#request .json-message").nth(2);
     await stubbed.locator("> summary").click();
-    expect(await stubbed.textContent()).toContain(JSON.stringify(CLEAR_STUB));
+    // The body is built on "toggle", which fires after the click.
+    await expect.poll(() => stubbed.textContent()).toContain(JSON.stringify(CLEAR_STUB));
     await stubbed.locator("> summary").click();
     expect(await page.locator("#request .json-message").last().textContent()).toContain(
       `"content": ${JSON.stringify(SUMMARY_INSTRUCTIONS)}`,
@@ -504,6 +515,128 @@ describe("the transcript viewer page", () => {
     );
   });
 
+  it("shows a read as its file and the lines asked for", async () => {
+    const page = await openFileTools();
+    const call = (id: string) => page.locator(`#conversation .tool-call[data-tool-id=${id}]`);
+    expect(await call("toolu_read1").locator(".body").textContent()).toBe("src/app.tslines 10–59");
+    expect(await call("toolu_read1").locator(".file-header > *").allTextContents()).toEqual([
+      "src/app.ts",
+      "lines 10–59",
+    ]);
+    expect(await call("toolu_read2").locator(".body").textContent()).toBe("README.md");
+  });
+
+  it("shows an edit as a diff, replacement after replacement, its markup as text", async () => {
+    const page = await openFileTools();
+    const call = page.locator("#conversation .tool-call[data-tool-id=toolu_edit1]");
+    expect(await call.locator(".file-header > *").allTextContents()).toEqual([
+      "src/app.ts",
+      "2 edits",
+    ]);
+    expect(await rows(call)).toEqual([
+      ["hunk", "edit 1 of 2"],
+      ["del", "-export function greet(name) {"],
+      ["del", "-  return 'hi ' + name;"],
+      ["add", "+export function welcome(name) {"],
+      ["add", "+  // says hello"],
+      ["add", "+  return 'welcome ' + name;"],
+      ["hunk", "edit 2 of 2 · replace all"],
+      ["del", `-${INJECTED_MARKUP}`],
+      ["add", "+<p>safe</p>"],
+    ]);
+    const colours = (kind: string) =>
+      call
+        .locator(`pre.diff > .${kind}`)
+        .first()
+        .evaluate((row) => {
+          const style = getComputedStyle(row);
+          return [style.color, style.backgroundColor];
+        });
+    const [removed, removedBackground] = await colours("del");
+    const [added, addedBackground] = await colours("add");
+    expect(removed).toBe("rgb(207, 34, 46)");
+    expect(added).toBe("rgb(26, 127, 55)");
+    for (const background of [removedBackground, addedBackground]) {
+      expect(background).not.toBe("rgba(0, 0, 0, 0)");
+    }
+    // The model's markup is text: no element was made of it and nothing in it ran.
+    expect(
+      await page.locator("#conversation script, #conversation img, #conversation p").count(),
+    ).toBe(0);
+    expect(await page.evaluate(() => (window as { injected?: boolean }).injected)).toBeUndefined();
+    // The right side still shows the exact input.
+    const sent = page.locator("#request .json-message").nth(3);
+    await sent.locator("> summary").click();
+    await expect.poll(() => sent.textContent()).toContain(JSON.stringify(INJECTED_MARKUP));
+  });
+
+  it("colours the diff in an edit's result, its first line as the headline", async () => {
+    const page = await openFileTools();
+    const result = page.locator("#conversation .tool-result[data-tool-id=toolu_edit1]");
+    expect(await result.locator(".status").textContent()).toBe("ok");
+    // 15 lines: folded like any long result.
+    expect(await rows(result.locator(".preview").locator(".."))).toHaveLength(7);
+    await result.locator("summary").click();
+    await result.locator("details pre.diff").waitFor();
+    expect(await rows(result.locator("details"))).toEqual([
+      ["headline", "Edited src/app.ts: 2 replacements, +4 -3 lines."],
+      ["file", "--- src/app.ts"],
+      ["file", "+++ src/app.ts"],
+      ["hunk", "@@ -10,4 +10,5 @@"],
+      ["ctx", " // greeting"],
+      ["del", "-export function greet(name) {"],
+      ["del", "-  return 'hi ' + name;"],
+      ["add", "+export function welcome(name) {"],
+      ["add", "+  // says hello"],
+      ["add", "+  return 'welcome ' + name;"],
+      ["ctx", " }"],
+      ["hunk", "@@ -30,1 +31,1 @@"],
+      ["del", `-${INJECTED_MARKUP}`],
+      ["add", "+<p>safe</p>"],
+      ["note", "\\ No newline at end of file"],
+    ]);
+    // A result without a diff stays plain text.
+    const created = page.locator("#conversation .tool-result[data-tool-id=toolu_write1]");
+    expect(await created.locator("pre").textContent()).toBe(
+      "Created config/settings.json (42 lines).",
+    );
+    expect(await created.locator("pre.diff").count()).toBe(0);
+  });
+
+  it("shows a write as its file's lines added, folded when long", async () => {
+    const page = await openFileTools();
+    const call = page.locator("#conversation .tool-call[data-tool-id=toolu_write1]");
+    expect(await call.locator(".file-header").textContent()).toBe("config/settings.json");
+    const content = `{\n${WRITTEN_LINES.join("\n")}\n}\n`;
+    expect(await call.locator("summary").textContent()).toBe(
+      `Show all 42 lines (${content.length} characters)`,
+    );
+    // Before it is unfolded, only the preview is built.
+    expect(await rows(call.locator(".folded"))).toEqual([
+      ["add", "+{"],
+      ...WRITTEN_LINES.slice(0, 5).map((line) => ["add", `+${line}`]),
+      ["text", "…"],
+    ]);
+    expect(await call.textContent()).not.toContain(WRITTEN_LINES.at(-1));
+    await call.locator("summary").click();
+    await call.locator("details pre.diff").waitFor();
+    expect(await call.locator(".preview").isVisible()).toBe(false);
+    const whole = await rows(call.locator("details"));
+    expect(whole).toHaveLength(42);
+    expect(whole.at(-2)).toEqual(["add", `+${WRITTEN_LINES.at(-1)}`]);
+    expect(whole.every(([kind]) => kind === "add")).toBe(true);
+  });
+
+  it("shows a file tool's call with a malformed input as its JSON", async () => {
+    const page = await openFileTools();
+    const call = page.locator("#conversation .tool-call[data-tool-id=toolu_edit2]");
+    expect(await call.getAttribute("class")).toBe("card tool-call");
+    expect(await call.locator(".body pre").textContent()).toBe(
+      JSON.stringify({ file_path: "src/app.ts", old_string: 42, new_string: null }, null, 2),
+    );
+    expect(await call.locator(".diff, .file-header").count()).toBe(0);
+  });
+
   it("saves a screenshot for the README", async () => {
     const page = await openFixture();
     await page.click("#step");
@@ -513,6 +646,13 @@ describe("the transcript viewer page", () => {
     expect(png.subarray(1, 4).toString()).toBe("PNG");
   });
 });
+
+/** Each line of the diffs in `scope` as [its kind, its text]. */
+function rows(scope: Locator): Promise<string[][]> {
+  return scope
+    .locator("pre.diff > span")
+    .evaluateAll((nodes) => nodes.map((node) => [node.className, node.textContent ?? ""]));
+}
 
 function linkedIds(nodes: Element[]): string[] {
   return nodes.map(

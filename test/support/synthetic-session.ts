@@ -218,3 +218,119 @@ export function compactedSession(): string {
   ];
   return `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`;
 }
+
+/** Text a model might put in a file: it must show as text, never run. */
+export const INJECTED_MARKUP =
+  '<script>window.injected = true</script><img src=x onerror="window.injected = true">';
+export const WRITTEN_LINES = Array.from({ length: 40 }, (_, line) => `  "key${line}": ${line},`);
+
+/**
+ * A session with the file tools of s02: a read with a line range and one without, an edit with
+ * two replacements (the first with \r\n line endings, the second holding markup and replacing
+ * every occurrence) and its diff, a long write, and an edit whose input is malformed.
+ */
+export function fileToolsSession(): string {
+  const at = (n: number) => new Date(Date.UTC(2026, 10, 28, 12) + n * 1_000).toISOString();
+  const reply = (turn: number, content: object[], stopReason = "tool_use") => ({
+    type: "message",
+    at: at(turn * 10),
+    turn,
+    stopReason,
+    usage: {
+      input_tokens: 1_000,
+      output_tokens: 50,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0,
+    },
+    durationMs: 800,
+    message: { role: "assistant", content },
+  });
+  const results = (turn: number, content: object[]) => ({
+    type: "message",
+    at: at(turn * 10 + 1),
+    turn,
+    message: { role: "user", content },
+  });
+  const result = (id: string, content: string, isError = false) => ({
+    type: "tool_result",
+    tool_use_id: id,
+    content,
+    ...(isError ? { is_error: true } : {}),
+  });
+  const use = (id: string, name: string, input: unknown) => ({ type: "tool_use", id, name, input });
+  const turnEnd = (turn: number) => ({
+    type: "turn_end",
+    at: at(turn * 10 + 2),
+    turn,
+    transitionReason: "tool_result",
+  });
+  const editDiff = [
+    "Edited src/app.ts: 2 replacements, +4 -3 lines.",
+    "--- src/app.ts",
+    "+++ src/app.ts",
+    "@@ -10,4 +10,5 @@",
+    " // greeting",
+    "-export function greet(name) {",
+    "-  return 'hi ' + name;",
+    "+export function welcome(name) {",
+    "+  // says hello",
+    "+  return 'welcome ' + name;",
+    " }",
+    "@@ -30,1 +31,1 @@",
+    `-${INJECTED_MARKUP}`,
+    "+<p>safe</p>",
+    "\\ No newline at end of file",
+  ].join("\n");
+  const lines: object[] = [
+    {
+      type: "session",
+      version: SESSION_FORMAT_VERSION,
+      id: "file-tools",
+      cwd: "/home/ada/projects/greeter",
+      model: "claude-sonnet-4-5",
+      provider: "anthropic",
+      startedAt: at(0),
+    },
+    {
+      type: "message",
+      at: at(1),
+      message: { role: "user", content: "Rename greet to welcome and add a settings file." },
+    },
+    reply(1, [
+      { type: "text", text: "Reading the code first." },
+      use("toolu_read1", "read", { file_path: "src/app.ts", offset: 10, limit: 50 }),
+      use("toolu_read2", "read", { file_path: "README.md" }),
+    ]),
+    results(1, [
+      result("toolu_read1", "    10\t// greeting\n    11\texport function greet(name) {"),
+      result("toolu_read2", "     1\t# greeter"),
+    ]),
+    turnEnd(1),
+    reply(2, [
+      use("toolu_edit1", "edit", {
+        file_path: "src/app.ts",
+        old_string: "export function greet(name) {\r\n  return 'hi ' + name;",
+        new_string:
+          "export function welcome(name) {\r\n  // says hello\r\n  return 'welcome ' + name;",
+        edits: [{ old_string: INJECTED_MARKUP, new_string: "<p>safe</p>", replace_all: true }],
+      }),
+    ]),
+    results(2, [result("toolu_edit1", editDiff)]),
+    turnEnd(2),
+    reply(3, [
+      use("toolu_write1", "write", {
+        file_path: "config/settings.json",
+        content: `{\n${WRITTEN_LINES.join("\n")}\n}\n`,
+      }),
+      use("toolu_edit2", "edit", { file_path: "src/app.ts", old_string: 42, new_string: null }),
+    ]),
+    results(3, [
+      result("toolu_write1", "Created config/settings.json (42 lines)."),
+      result("toolu_edit2", "old_string must be a string.", true),
+    ]),
+    turnEnd(3),
+    reply(4, [{ type: "text", text: "Done." }], "end_turn"),
+    { type: "stop", at: at(41), reason: "end_turn", detail: "The model finished its answer." },
+  ];
+  return `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`;
+}

@@ -1,5 +1,6 @@
 // The left panel: the conversation as a person reads it. Prompts and answers are bubbles, each
-// tool call shows its command, each result its exit code; failures are red. Tool calls and
+// tool call shows its command (a file tool's call its file and change, see file-tools.ts), each
+// result its exit code; failures are red. Tool calls and
 // results carry their id so hovering one lights up the other. A compaction is a boundary line:
 // the results before it keep their full text here, though later requests sent stubs or a summary.
 
@@ -7,13 +8,10 @@ import type { Message, ToolResultBlock, ToolUseBlock } from "../../messages.js";
 import { isKnownBlock } from "../known-block.js";
 import type { ConversationItem } from "../timeline.js";
 import { compactionReason, describeCompaction } from "./compaction.js";
-import { element, lazyDetails } from "./dom.js";
-import { formatCount } from "./format.js";
+import { element } from "./dom.js";
+import { renderDiffResult, renderFileToolCall } from "./file-tools.js";
+import { foldedText } from "./fold.js";
 import { resultEnding } from "./result-ending.js";
-
-const FOLD_LINES = 14;
-const FOLD_CHARS = 1_500;
-const PREVIEW_LINES = 6;
 
 export function renderConversationItem(item: ConversationItem, messages: Message[]): HTMLElement {
   switch (item.kind) {
@@ -71,14 +69,10 @@ function renderBlock(block: unknown): HTMLElement {
 }
 
 function renderToolCall(call: ToolUseBlock): HTMLElement {
-  const input = call.input as { command?: unknown } | null;
-  const shown =
-    typeof input?.command === "string"
-      ? input.command
-      : (JSON.stringify(call.input, null, 2) ?? "");
-  const card = element("div", { className: "card tool-call" }, [
+  const fileTool = renderFileToolCall(call.name, call.input);
+  const card = element("div", { className: `card tool-call${fileTool ? " file-tool" : ""}` }, [
     element("div", { className: "label" }, [call.name, element("code", {}, [call.id])]),
-    element("div", { className: "body" }, [folded(shown)]),
+    element("div", { className: "body" }, fileTool ?? [foldedText(commandText(call.input))]),
   ]);
   card.dataset.toolId = call.id;
   return card;
@@ -95,32 +89,19 @@ function renderToolResult(result: ToolResultBlock): HTMLElement {
       element("code", {}, [result.tool_use_id]),
       element("span", { className: "status" }, [status]),
     ]),
-    element("div", { className: "body" }, [folded(content)]),
+    element("div", { className: "body" }, [renderDiffResult(content) ?? foldedText(content)]),
   ]);
   card.dataset.toolId = result.tool_use_id;
   return card;
 }
 
+/** A bash call's command, or any other call's input as JSON. */
+function commandText(input: unknown): string {
+  const command = (input as { command?: unknown } | null)?.command;
+  return typeof command === "string" ? command : (JSON.stringify(input, null, 2) ?? "");
+}
+
 // Sessions written by other tools may carry content blocks where agentloop writes a string.
 function contentText(content: unknown): string {
   return typeof content === "string" ? content : (JSON.stringify(content, null, 2) ?? "");
-}
-
-/** Long text shows its first lines; the rest is built only when unfolded. */
-function folded(text: string): HTMLElement {
-  const lines = text.split("\n");
-  if (lines.length <= FOLD_LINES && text.length <= FOLD_CHARS) return element("pre", {}, [text]);
-  const preview = lines
-    .slice(0, PREVIEW_LINES)
-    .join("\n")
-    .slice(0, FOLD_CHARS / 2);
-  const summary = element("summary", {}, [
-    `Show all ${formatCount(lines.length)} lines (${formatCount(text.length)} characters)`,
-  ]);
-  const details = lazyDetails(summary, () => element("pre", {}, [text]));
-  details.className = "fold";
-  return element("div", { className: "folded" }, [
-    element("pre", { className: "preview" }, [`${preview}\n…`]),
-    details,
-  ]);
 }

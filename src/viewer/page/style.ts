@@ -7,6 +7,7 @@ export const viewerStyle = `
   --user: #e6f0ff; --assistant: #ffffff; --tool: #f3f0ff; --ok: #edf8ef; --ok-edge: #3f9b52;
   --error: #fdeced; --error-edge: #d1343f; --new: #fff6d6; --link: #ff9f1c; --accent: #3367d6;
   --key: #8a3ab9; --string: #1d7a3c; --number: #b35c00; --literal: #3367d6;
+  --added: #1a7f37; --removed: #cf222e;
   --mono: ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, Consolas, monospace;
 }
 @media (prefers-color-scheme: dark) {
@@ -14,6 +15,7 @@ export const viewerStyle = `
     --bg: #15181d; --panel: #1c2027; --text: #dde3ea; --muted: #8b95a3; --border: #323944;
     --user: #1d2c44; --assistant: #1c2027; --tool: #272238; --ok: #17291c; --error: #3a1c20;
     --new: #3a3320; --key: #c98be8; --string: #7fd195; --number: #f0a35e; --literal: #7ea6ff;
+    --added: #56d364; --removed: #ff7b72;
   }
 }
 * { box-sizing: border-box; }
@@ -90,6 +92,21 @@ main { flex: 1; min-height: 0; display: grid; grid-template-columns: 1fr 1fr; ga
 .compaction .rule { font-weight: 600; color: var(--accent); }
 .by-loop .bubble { border-style: dashed; }
 .fact.compacted { border-color: var(--accent); }
+/* The file tools: an edit or a written file as a diff, a read as its file and lines. */
+.file-header { display: flex; flex-wrap: wrap; gap: 6px; align-items: baseline; }
+.file-header + * { margin-top: 4px; }
+.file-header .path { font-weight: 600; overflow-wrap: anywhere; }
+.file-header .tag {
+  font-size: 11.5px; color: var(--muted); border: 1px solid var(--border); border-radius: 10px; padding: 0 7px;
+}
+pre.diff { background: var(--panel); border: 1px solid var(--border); border-radius: 4px; padding: 2px 0; }
+pre.diff > span { display: block; min-height: 1lh; padding: 0 4px; border-radius: 2px; }
+pre.diff > .add { color: var(--added); background: color-mix(in srgb, var(--added) 14%, transparent); }
+pre.diff > .del { color: var(--removed); background: color-mix(in srgb, var(--removed) 14%, transparent); }
+pre.diff > .hunk { color: var(--accent); background: color-mix(in srgb, var(--accent) 10%, transparent); }
+pre.diff > .file { font-weight: 600; color: var(--muted); }
+pre.diff > .headline { font-weight: 600; margin-bottom: 2px; }
+pre.diff > .note { color: var(--muted); font-style: italic; }
 details.fold > summary { cursor: pointer; color: var(--accent); font-size: 12.5px; margin-top: 4px; }
 .folded:has(> details[open]) > .preview { display: none; }
 [data-tool-id] { cursor: pointer; }
