@@ -1,0 +1,47 @@
+// Which tools a session gets: every tool by default, --tools when given, else the settings'.
+
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "../src/errors.js";
+import { chooseToolNames } from "../src/tools/tool-set.js";
+
+function workspaceWithSettings(settings: object | null) {
+  const workspace = mkdtempSync(join(tmpdir(), "agentloop-tools-"));
+  if (settings) {
+    mkdirSync(join(workspace, ".agentloop"));
+    writeFileSync(join(workspace, ".agentloop", "settings.json"), JSON.stringify(settings));
+  }
+  return { workspace, env: { XDG_CONFIG_HOME: join(workspace, "no-user-config") } };
+}
+
+describe("choosing the tool set", () => {
+  it("gives bash and the three file tools by default", async () => {
+    const where = workspaceWithSettings(null);
+    expect(await chooseToolNames({ flag: undefined, ...where })).toEqual([
+      "bash",
+      "read",
+      "write",
+      "edit",
+    ]);
+  });
+
+  it("takes the project's settings, and --tools over them", async () => {
+    const where = workspaceWithSettings({ tools: ["bash", "read"] });
+    expect(await chooseToolNames({ flag: undefined, ...where })).toEqual(["bash", "read"]);
+    expect(await chooseToolNames({ flag: ["bash"], ...where })).toEqual(["bash"]);
+  });
+
+  it("names the unknown tool and the known ones in one sentence", async () => {
+    const where = workspaceWithSettings({ tools: ["bash", "grep"] });
+    await expect(chooseToolNames({ flag: undefined, ...where })).rejects.toThrow(ConfigError);
+    await expect(chooseToolNames({ flag: undefined, ...where })).rejects.toThrow(
+      /"tools" in .*settings\.json names an unknown tool "grep": choose from bash, read, write, edit\./,
+    );
+    const notAList = workspaceWithSettings({ tools: "bash" });
+    await expect(chooseToolNames({ flag: undefined, ...notAList })).rejects.toThrow(
+      /must be a list of tool names/,
+    );
+  });
+});
