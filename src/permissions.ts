@@ -10,7 +10,12 @@ import { ConfigError } from "./errors.js";
 import type { ToolUseBlock } from "./messages.js";
 import { classifyCommand, type Decision, isReadOnlyScript } from "./permissions/classify.js";
 import { judgeFileAccess } from "./permissions/file-access.js";
-import { type PermissionRules, rememberAllowRules, toolRule } from "./permissions/rules.js";
+import {
+  type PermissionRules,
+  rememberAllowRules,
+  ruleForTool,
+  toolRule,
+} from "./permissions/rules.js";
 import { initShellParser, isShellParserReady } from "./shell/parse.js";
 import type { Tool } from "./tools/tool.js";
 import type { PermissionCheck } from "./tools/toolbox.js";
@@ -163,19 +168,22 @@ async function judge(
       scratch: options.scratch ?? [],
     });
   }
-  const rule = toolRule(tool.name);
   const { allow, ask, deny } = options.rules;
-  if (deny.includes(rule))
-    return { verdict: "deny", reason: `${tool.name} matches the deny rule "${rule}"` };
-  if (ask.includes(rule)) {
+  const denied = ruleForTool(deny, tool.name);
+  if (denied) return { verdict: "deny", reason: `${tool.name} matches the deny rule "${denied}"` };
+  const asked = ruleForTool(ask, tool.name);
+  if (asked) {
     return {
       verdict: "ask",
-      reason: `${tool.name} matches the ask rule "${rule}"`,
+      reason: `${tool.name} matches the ask rule "${asked}"`,
       flagged: true,
       rules: [],
     };
   }
-  if (allow.includes(rule) || tool.isReadOnly?.(input)) return { verdict: "allow", reason: "" };
+  if (ruleForTool(allow, tool.name) || tool.isReadOnly?.(input)) {
+    return { verdict: "allow", reason: "" };
+  }
+  const rule = toolRule(tool.name);
   return { verdict: "ask", reason: `${tool.name} may change files`, flagged: false, rules: [rule] };
 }
 

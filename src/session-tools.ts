@@ -107,13 +107,13 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
       return checkPermission(call, tool);
     },
   );
-  return {
-    ...toolbox,
-    async dispose() {
-      await toolbox.dispose();
-      if (scratch) rmSync(scratch, { recursive: true, force: true });
-    },
+  // Not a spread copy: `definitions` is a getter, read anew each turn.
+  const disposeTools = toolbox.dispose;
+  toolbox.dispose = async () => {
+    await disposeTools();
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
   };
+  return toolbox;
 }
 
 /**

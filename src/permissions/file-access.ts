@@ -11,7 +11,7 @@ import { HIDDEN_FROM_COMMANDS } from "../sandbox.js";
 import type { FileAccess } from "../tools/tool.js";
 import { resolveToolPath } from "../tools/tool-path.js";
 import type { Decision } from "./classify.js";
-import { type PermissionRules, toolRule } from "./rules.js";
+import { type PermissionRules, ruleForTool, toolRule } from "./rules.js";
 
 export interface FileAccessContext {
   workspace: string;
@@ -39,8 +39,9 @@ export function judgeFileAccess(
     if (credentials.some((secret) => within(secret, target))) {
       return { verdict: "deny", reason: `${toolName} would use ${shown}, which holds credentials` };
     }
-    if (context.rules.deny.includes(rule)) {
-      return { verdict: "deny", reason: `${toolName} matches the deny rule "${rule}"` };
+    const denied = ruleForTool(context.rules.deny, toolName);
+    if (denied) {
+      return { verdict: "deny", reason: `${toolName} matches the deny rule "${denied}"` };
     }
     if (!change) continue;
     if (!writable.some((root) => within(root, target))) {
@@ -49,15 +50,16 @@ export function judgeFileAccess(
     }
     changesInside ??= shown;
   }
-  if (context.rules.ask.includes(rule)) {
+  const asked = ruleForTool(context.rules.ask, toolName);
+  if (asked) {
     return {
       verdict: "ask",
-      reason: `${toolName} matches the ask rule "${rule}"`,
+      reason: `${toolName} matches the ask rule "${asked}"`,
       flagged: true,
       rules: [],
     };
   }
-  if (changesInside === null || context.rules.allow.includes(rule)) {
+  if (changesInside === null || ruleForTool(context.rules.allow, toolName)) {
     return { verdict: "allow", reason: "" };
   }
   return {

@@ -21,6 +21,18 @@ const TOOL_PREFIX = "tool:";
 
 export const toolRule = (toolName: string) => `${TOOL_PREFIX}${toolName}`;
 
+/**
+ * The first rule naming the tool: `tool:NAME`, or `tool:PREFIX*` for every tool whose name
+ * starts so (`tool:mcp__github__*` names every tool of one MCP server).
+ */
+export function ruleForTool(rules: string[], toolName: string): string | undefined {
+  return rules.find((rule) => {
+    if (!rule.startsWith(TOOL_PREFIX)) return false;
+    const pattern = rule.slice(TOOL_PREFIX.length);
+    return pattern.endsWith("*") ? toolName.startsWith(pattern.slice(0, -1)) : pattern === toolName;
+  });
+}
+
 /** The first rule that is a prefix of the command, compared word by word. A word only known at
  * run time matches nothing. The program may be written with its directory (`/bin/rm`). */
 export function matchingRule(rules: string[], argv: Word[]): string | undefined {

@@ -22,8 +22,29 @@ export interface Toolbox {
 
 const allowEverything: PermissionCheck = async () => ({ allowed: true });
 
-export function createToolbox(tools: Tool[], checkPermission = allowEverything): Toolbox {
-  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+/**
+ * `tools` is a list, or a function giving the current list when the tools can change between
+ * turns (an MCP server announced new ones): it must return the same array until they do.
+ */
+export function createToolbox(
+  tools: readonly Tool[] | (() => readonly Tool[]),
+  checkPermission = allowEverything,
+): Toolbox {
+  const current = typeof tools === "function" ? tools : () => tools;
+  let known: readonly Tool[] | null = null;
+  let byName = new Map<string, Tool>();
+  let definitions: ToolDefinition[] = [];
+  const refresh = () => {
+    const list = current();
+    if (list === known) return;
+    known = list;
+    byName = new Map(list.map((tool) => [tool.name, tool]));
+    definitions = list.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      input_schema: tool.inputSchema,
+    }));
+  };
 
   function isReadOnly(call: ToolUseBlock): boolean {
     const tool = byName.get(call.name);
@@ -33,13 +54,13 @@ export function createToolbox(tools: Tool[], checkPermission = allowEverything):
   }
 
   return {
-    definitions: tools.map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      input_schema: tool.inputSchema,
-    })),
+    get definitions() {
+      refresh();
+      return definitions;
+    },
 
     async run(call, signal) {
+      refresh();
       const tool = byName.get(call.name);
       if (!tool) {
         const known = [...byName.keys()].join(", ");
@@ -65,6 +86,7 @@ export function createToolbox(tools: Tool[], checkPermission = allowEverything):
     },
 
     batches(calls) {
+      refresh();
       const batches: ToolUseBlock[][] = [];
       for (const call of calls) {
         const previous = batches.at(-1);
@@ -76,7 +98,7 @@ export function createToolbox(tools: Tool[], checkPermission = allowEverything):
     },
 
     async dispose() {
-      await Promise.all(tools.map((tool) => tool.dispose?.()));
+      await Promise.all(current().map((tool) => tool.dispose?.()));
     },
   };
 }
