@@ -1,0 +1,91 @@
+// Turns what an MCP tool returned into the text the model reads: text parts as they are,
+// structured content as JSON when there is no text, resources by their text and URI, and
+// images, audio and binary resources as a one-line note. Long text is cut in the middle like
+// bash output, with the whole of it saved to a file named in the result.
+
+import { randomBytes } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
+import { firstChars, lastChars } from "../tools/output-capture.js";
+import { cleanTerminalText } from "../tools/terminal-text.js";
+import type { ToolOutput } from "../tools/tool.js";
+import { count, plural } from "../tools/wording.js";
+
+export interface ResultBounds {
+  /** Characters the model is shown at most: half from the start, half from the end. */
+  maxChars: number;
+  /** Where the whole text goes when it is cut. */
+  outputDirectory: string;
+  /** The tool's name, which starts the saved file's name. */
+  toolName: string;
+}
+
+export const DEFAULT_MAX_RESULT_CHARS = 50_000;
+
+export function describeResult(result: CallToolResult, bounds: ResultBounds): ToolOutput {
+  return { content: bounded(resultText(result), bounds), isError: result.isError === true };
+}
+
+export function resultText(result: CallToolResult): string {
+  const parts = result.content.map(describeBlock);
+  const hasText = result.content.some(
+    (block) => block.type === "text" || (block.type === "resource" && "text" in block.resource),
+  );
+  if (!hasText && result.structuredContent !== undefined) {
+    parts.push(JSON.stringify(result.structuredContent, null, 2));
+  }
+  return parts.join("\n") || "(no output)";
+}
+
+function describeBlock(block: ContentBlock): string {
+  switch (block.type) {
+    case "text":
+      return block.text;
+    case "image":
+    case "audio":
+      return `[${block.type}: ${block.mimeType}, ${count(base64Bytes(block.data))} bytes]`;
+    case "resource": {
+      const { resource } = block;
+      if ("text" in resource) return `[resource ${resource.uri}]\n${resource.text}`;
+      const type = resource.mimeType ?? "binary";
+      return `[resource ${resource.uri}: ${type}, ${count(base64Bytes(resource.blob))} bytes]`;
+    }
+    case "resource_link":
+      return `[resource link: ${block.name} at ${block.uri}]`;
+  }
+}
+
+function base64Bytes(data: string): number {
+  return Buffer.byteLength(data, "base64");
+}
+
+/** The text cleaned of terminal escapes and, when longer than the bound, cut in the middle. */
+export function bounded(text: string, bounds: ResultBounds): string {
+  const clean = cleanTerminalText(text);
+  if (clean.length <= bounds.maxChars) return clean;
+  const half = Math.floor(bounds.maxChars / 2);
+  const size = `${plural(clean.length, "character")}, ${plural(lineCount(clean), "line")}`;
+  const saved = save(text, bounds);
+  return `${firstChars(clean, half)}\n[... output cut in the middle: ${size} in all; ${saved} ...]\n${lastChars(clean, half)}`;
+}
+
+function save(text: string, bounds: ResultBounds): string {
+  const path = join(
+    bounds.outputDirectory,
+    `${bounds.toolName}-${randomBytes(4).toString("hex")}.txt`,
+  );
+  try {
+    mkdirSync(bounds.outputDirectory, { recursive: true, mode: 0o700 });
+    writeFileSync(path, text, { mode: 0o600 });
+    return `saved in full to ${path}`;
+  } catch (error) {
+    return `the full output could not be saved (${(error as Error).message})`;
+  }
+}
+
+function lineCount(text: string): number {
+  let lines = 1;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) lines++;
+  return text.endsWith("\n") ? lines - 1 : lines;
+}
