@@ -1,0 +1,216 @@
+// A server the repository defines (.mcp.json) is code from that repository: it starts only
+// once the user has said so, at a terminal or in their own settings. Servers from the user's
+// settings or from --mcp-config are the user's own and need nothing.
+
+import { createHash } from "node:crypto";
+import { mkdir, realpath, rename, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import type { Interface } from "node:readline";
+import { ConfigError } from "../errors.js";
+import { isRecord, projectSettingsPath, readSettings, userSettingsPath } from "../settings.js";
+import type { McpServerConfig, McpServerEntry } from "./config.js";
+
+export interface McpApprovalQuestion {
+  name: string;
+  /** What would run: the command line, or the URL, on one line. */
+  summary: string;
+  file: string;
+}
+
+export interface McpApprovalContext {
+  workspace: string;
+  /**
+   * Locates the user's settings and state. Pass the real environment, not one merged with the
+   * project's .env: a repository that could set XDG_CONFIG_HOME could approve itself.
+   */
+  env: NodeJS.ProcessEnv;
+  /** Present only at a terminal in permission mode ask. */
+  ask?: (question: McpApprovalQuestion) => Promise<boolean>;
+  onNotice: (sentence: string) => void;
+}
+
+/** The servers that may start: the user's own, and the project's that the user allowed. */
+export async function approvedServers(
+  servers: McpServerEntry[],
+  context: McpApprovalContext,
+): Promise<McpServerEntry[]> {
+  const fromProject = servers.filter((server) => server.source === "project");
+  if (fromProject.length === 0) return servers;
+
+  const userFile = userSettingsPath(context.env);
+  const allowed = userAllowance(await readSettings(userFile), userFile);
+  await noticeProjectAllowance(context);
+  const stateFile = mcpApprovalsPath(context.env);
+  const project = await projectKey(context.workspace);
+  const remembered = answersFor(await readSettings(stateFile), project);
+
+  const approved = new Set<McpServerEntry>();
+  for (const server of fromProject) {
+    if (allowed.all || allowed.names.has(server.name)) {
+      approved.add(server);
+      continue;
+    }
+    const definition = definitionHash(server.config);
+    const earlier = remembered[server.name];
+    const current = earlier?.definition === definition ? earlier : undefined;
+    if (current?.approved) {
+      approved.add(server);
+      continue;
+    }
+    const allowInSettings = `add "enabledMcpjsonServers": ["${server.name}"] to ${userFile}`;
+    const notStarted = `MCP server "${server.name}" from ${server.file} was not started`;
+    if (current) {
+      context.onNotice(
+        `${notStarted}: you declined it (you are asked again if its definition changes); to allow it anyway, ${allowInSettings}.`,
+      );
+      continue;
+    }
+    if (!context.ask) {
+      const why = earlier
+        ? "its definition changed since you answered"
+        : "a server the project defines needs your approval";
+      context.onNotice(
+        `${notStarted}: ${why}; run agentloop at a terminal in permission mode ask to be asked, or ${allowInSettings}.`,
+      );
+      continue;
+    }
+    const answer = await context.ask({
+      name: server.name,
+      summary: summarize(server.config),
+      file: server.file,
+    });
+    await rememberAnswer(stateFile, project, server.name, {
+      definition,
+      approved: answer === true,
+    });
+    if (answer === true) approved.add(server);
+  }
+  return servers.filter((server) => server.source !== "project" || approved.has(server));
+}
+
+/** Asks at the terminal whether a project's server may start: yes or no. */
+export function terminalMcpAsk(readline: Interface) {
+  return (question: McpApprovalQuestion): Promise<boolean> =>
+    new Promise((resolve) => {
+      const prompt = `\nThis project defines the MCP server "${question.name}" in ${question.file}:\n  ${question.summary}\nIt would run with your permissions. Allow it? [y]es, [n]o (remembered until its definition changes): `;
+      readline.question(prompt, (line) => resolve(parseMcpAnswer(line)));
+    });
+}
+
+export function parseMcpAnswer(line: string): boolean {
+  return ["y", "yes"].includes(line.trim().toLowerCase());
+}
+
+export function mcpApprovalsPath(env: NodeJS.ProcessEnv = process.env): string {
+  const stateHome = env.XDG_STATE_HOME || join(homedir(), ".local", "state");
+  return join(stateHome, "agentloop", "mcp-approvals.json");
+}
+
+/** What the question shows: the command line with its env names and cwd, or the URL. */
+export function summarize(config: McpServerConfig): string {
+  if (config.type === "http") {
+    const headers = Object.keys(config.headers ?? {});
+    return headers.length > 0 ? `${config.url} (headers ${headers.join(", ")})` : config.url;
+  }
+  const line = [config.command, ...(config.args ?? [])].map(shellQuote).join(" ");
+  const extras = [];
+  const envNames = Object.keys(config.env ?? {});
+  if (envNames.length > 0) extras.push(`env ${envNames.join(", ")}`);
+  if (config.cwd) extras.push(`in ${config.cwd}`);
+  return extras.length > 0 ? `${line} (${extras.join("; ")})` : line;
+}
+
+function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** A changed definition (command, args, env, cwd, url or headers) has another hash. */
+export function definitionHash(config: McpServerConfig): string {
+  return createHash("sha256").update(canonicalJson(config)).digest("hex");
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (isRecord(value)) {
+    const keys = Object.keys(value)
+      .filter((key) => value[key] !== undefined)
+      .sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function userAllowance(
+  settings: Record<string, unknown>,
+  file: string,
+): { all: boolean; names: Set<string> } {
+  const all = settings.enableAllProjectMcpServers ?? false;
+  if (typeof all !== "boolean") {
+    throw new ConfigError(`"enableAllProjectMcpServers" in ${file} must be true or false.`);
+  }
+  const names = settings.enabledMcpjsonServers ?? [];
+  if (!Array.isArray(names) || names.some((name) => typeof name !== "string")) {
+    throw new ConfigError(`"enabledMcpjsonServers" in ${file} must be a list of server names.`);
+  }
+  return { all, names: new Set(names) };
+}
+
+/** The project's own settings may not allow its servers; say so when it tries. */
+async function noticeProjectAllowance(context: McpApprovalContext): Promise<void> {
+  const file = projectSettingsPath(context.workspace);
+  const settings = await readSettings(file);
+  for (const key of ["enableAllProjectMcpServers", "enabledMcpjsonServers"]) {
+    if (settings[key] === undefined) continue;
+    context.onNotice(
+      `"${key}" in ${file} is ignored: only your own settings (${userSettingsPath(context.env)}) can allow a project's MCP servers.`,
+    );
+  }
+}
+
+interface Answer {
+  /** definitionHash of the server's configuration when the user answered. */
+  definition: string;
+  approved: boolean;
+}
+
+async function projectKey(workspace: string): Promise<string> {
+  return realpath(workspace).catch(() => resolve(workspace));
+}
+
+/** The remembered answers for one project; an entry in any other shape counts as none. */
+function answersFor(state: Record<string, unknown>, project: string): Record<string, Answer> {
+  const projects = isRecord(state.projects) ? state.projects : {};
+  const answers = isRecord(projects[project]) ? projects[project] : {};
+  const valid: Record<string, Answer> = {};
+  for (const [name, answer] of Object.entries(answers)) {
+    if (
+      isRecord(answer) &&
+      typeof answer.definition === "string" &&
+      typeof answer.approved === "boolean"
+    ) {
+      valid[name] = { definition: answer.definition, approved: answer.approved };
+    }
+  }
+  return valid;
+}
+
+/** Re-reads the file before writing, so answers given in another session at once are kept. */
+async function rememberAnswer(
+  file: string,
+  project: string,
+  name: string,
+  answer: Answer,
+): Promise<void> {
+  const state = await readSettings(file);
+  const projects = isRecord(state.projects) ? state.projects : {};
+  const answers = isRecord(projects[project]) ? projects[project] : {};
+  answers[name] = { ...answer, answeredAt: new Date().toISOString() };
+  projects[project] = answers;
+  const text = `${JSON.stringify({ ...state, version: 1, projects }, null, 2)}\n`;
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  // Written beside and renamed, so a crash never leaves half a file; 0600 as it names projects.
+  const temporary = `${file}.${process.pid}.tmp`;
+  await writeFile(temporary, text, { mode: 0o600 });
+  await rename(temporary, file);
+}
