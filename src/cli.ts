@@ -38,6 +38,11 @@ export async function main(argv: string[]): Promise<number> {
         fail,
       );
     }
+    case "mcp-list": {
+      const { runMcpList } = await import("./mcp/list-command.js");
+      const stdout = (line: string) => process.stdout.write(`${line}\n`);
+      return runMcpList({ ...command, env: process.env, stdout }).catch(fail);
+    }
     case "run":
       return run(command).catch(fail);
   }

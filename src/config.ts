@@ -26,6 +26,8 @@ export interface RunOptions {
   autoCompact: boolean;
   /** --tools: the tools the model gets (default: all of them, or the settings' "tools"). */
   tools: string[] | undefined;
+  /** --mcp-config FILE (any number): MCP servers added to those of .mcp.json and the settings. */
+  mcpConfigFiles: string[];
   outputFormat: OutputFormat;
   resume: { latest: true } | { id: string } | undefined;
   permissionMode: string | undefined;
@@ -45,6 +47,7 @@ export type CommandLine =
   | RunOptions
   | ViewOptions
   | { command: "sessions"; cwd: string }
+  | { command: "mcp-list"; cwd: string; mcpConfigFiles: string[] }
   | { command: "help" }
   | { command: "version" };
 
@@ -56,6 +59,7 @@ export const USAGE = `Usage:
   echo "task" | agentloop -p     the prompt may also come from stdin
   agentloop sessions             list this directory's sessions
   agentloop view [ID]            replay a session in the browser (--port N, --open, --export FILE)
+  agentloop mcp list             the MCP servers here, their state, tools and request bytes
 
 Options:
   --model M                      model name (env MODEL_ID); with --provider local, a .gguf path,
@@ -69,6 +73,7 @@ Options:
   --no-auto-compact              compact only on /compact or when the API says "too long"
   --tools LIST                   the tools the model gets, e.g. "bash" for s01's one tool
                                  (default: bash,read,write,edit)
+  --mcp-config FILE              MCP servers to add, in .mcp.json's format (may be repeated)
   --output-format F              text, json or stream-json (one-shot mode)
   --continue                     continue the latest session in this directory
   --resume ID                    continue the given session
@@ -92,6 +97,10 @@ export function parseCommandLine(argv: string[], currentDirectory = process.cwd(
 
   const [first, ...rest] = positionals;
   if (first === "sessions" && rest.length === 0) return { command: "sessions", cwd };
+  if (first === "mcp" && rest.length === 1 && rest[0] === "list") {
+    const mcpConfigFiles = (values["mcp-config"] ?? []).map((file) => resolve(cwd, file));
+    return { command: "mcp-list", cwd, mcpConfigFiles };
+  }
   if (first === "view" && rest.length <= 1) {
     return {
       command: "view",
@@ -132,6 +141,7 @@ export function parseCommandLine(argv: string[], currentDirectory = process.cwd(
         : positiveInteger("--context-window", values["context-window"]),
     autoCompact: values["no-auto-compact"] !== true,
     tools: values.tools === undefined ? undefined : toolList(values.tools),
+    mcpConfigFiles: (values["mcp-config"] ?? []).map((file) => resolve(cwd, file)),
     outputFormat,
     resume: values.continue ? { latest: true } : values.resume ? { id: values.resume } : undefined,
     permissionMode,
@@ -154,6 +164,7 @@ function parseFlags(argv: string[]) {
       "context-window": { type: "string" },
       "no-auto-compact": { type: "boolean" },
       tools: { type: "string" },
+      "mcp-config": { type: "string", multiple: true },
       "output-format": { type: "string" },
       continue: { type: "boolean", short: "c" },
       resume: { type: "string", short: "r" },

@@ -2,11 +2,14 @@
 // and the file tools, or the set the user chose; and the work kept out of start-up.
 
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Interface } from "node:readline";
 import { setFlagsFromString } from "node:v8";
 import type { RunOptions } from "./config.js";
 import { ConfigError } from "./errors.js";
+import type { McpConnections } from "./mcp/connections.js";
+import { startSessionMcp } from "./mcp/session-mcp.js";
 import {
   createPermissionCheck,
   initShellParser,
@@ -31,10 +34,15 @@ import { createWriteTool } from "./tools/write.js";
 export interface ToolSetup {
   options: RunOptions;
   mode: PermissionMode;
+  /** The environment with .env's values: the secrets to redact. */
   env: NodeJS.ProcessEnv;
+  /** The real environment alone: where the user's settings are. */
+  userEnv: NodeJS.ProcessEnv;
   stateDirectory: string;
   readline: Interface | undefined;
   keyVariable: string | null;
+  /** One sentence for the user before the session starts (an MCP server that did not start). */
+  onNotice: (sentence: string) => void;
 }
 
 export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
@@ -59,20 +67,40 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
       tmpDir: scratch,
     };
   }
+  // Inside the scratch directory when there is one, so sandboxed commands can read them.
+  const mcpOutputs = mkdtempSync(join(scratch ?? tmpdir(), "agentloop-mcp-"));
+  const removeTemporaries = () => {
+    rmSync(mcpOutputs, { recursive: true, force: true });
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  };
+  // MCP servers start at once too, so that they are ready by the first request.
+  const mcpStarting = startSessionMcp({
+    workspace: options.cwd,
+    configFiles: options.mcpConfigFiles,
+    env: setup.userEnv,
+    mode,
+    readline: setup.readline,
+    outputDirectory: mcpOutputs,
+    onNotice: setup.onNotice,
+  });
   let rules: PermissionRules;
   let names: ToolName[];
+  let mcp: McpConnections;
   try {
     // Started before anything is awaited, so that the sandbox's trial run overlaps the rest.
-    const [loaded, check, chosen] = await Promise.all([
-      loadPermissionRules({ workspace: options.cwd, env: setup.env }),
+    const [loaded, check, chosen, connections] = await Promise.all([
+      loadPermissionRules({ workspace: options.cwd, env: setup.userEnv }),
       sandbox ? checkSandbox(sandbox) : { ok: true as const },
-      chooseToolNames({ flag: options.tools, workspace: options.cwd, env: setup.env }),
+      chooseToolNames({ flag: options.tools, workspace: options.cwd, env: setup.userEnv }),
+      mcpStarting,
     ]);
     if (!check.ok) throw new ConfigError(check.reason);
     rules = loaded;
     names = chosen;
+    mcp = connections;
   } catch (error) {
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
+    await mcpStarting.then((connections) => connections.close()).catch(() => undefined);
+    removeTemporaries();
     throw error;
   }
   if (sandbox) {
@@ -98,20 +126,29 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
     ask: setup.readline ? terminalAsk(setup.readline) : undefined,
     scratch: scratch ? [scratch] : [],
   });
+  const builtIn = names.map((name) => make[name]());
+  // The same array until an MCP server's tools change, as the toolbox asks.
+  let fromMcp: readonly Tool[] | null = null;
+  let all: readonly Tool[] = builtIn;
+  const currentTools = () => {
+    if (mcp.tools() !== fromMcp) {
+      fromMcp = mcp.tools();
+      all = [...builtIn, ...fromMcp];
+    }
+    return all;
+  };
   let startUpOver: Promise<void> | undefined;
-  const toolbox = createToolbox(
-    names.map((name) => make[name]()),
-    async (call, tool) => {
-      startUpOver ??= afterStartUp();
-      await startUpOver;
-      return checkPermission(call, tool);
-    },
-  );
+  const toolbox = createToolbox(currentTools, async (call, tool) => {
+    startUpOver ??= afterStartUp();
+    await startUpOver;
+    return checkPermission(call, tool);
+  });
   // Not a spread copy: `definitions` is a getter, read anew each turn.
   const disposeTools = toolbox.dispose;
   toolbox.dispose = async () => {
     await disposeTools();
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
+    await mcp.close();
+    removeTemporaries();
   };
   return toolbox;
 }

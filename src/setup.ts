@@ -38,8 +38,10 @@ export async function startSession(
 ): Promise<StartedSession> {
   const notices: string[] = [];
   // The real environment wins over .env, which configures agentloop only and is never
-  // passed on to the commands it runs.
+  // passed on to the commands it runs. Where settings, approvals and sessions live comes from
+  // the real environment alone: a repository's .env must not point agentloop at files it wrote.
   const env = { ...readDotenv(join(options.cwd, ".env")), ...process.env };
+  const userEnv = process.env;
   const resolved = resolveProvider({
     provider: options.provider,
     model: options.model,
@@ -48,7 +50,7 @@ export async function startSession(
   });
   if (resolved instanceof ConfigError) throw resolved;
 
-  const directory = sessionsDirectory(env);
+  const directory = sessionsDirectory(userEnv);
   const resumed = options.resume
     ? findSessionToResume(directory, options.cwd, options.resume)
     : undefined;
@@ -85,9 +87,11 @@ export async function startSession(
       options,
       mode,
       env,
+      userEnv,
       stateDirectory: join(directory, ".."),
       readline: io.readline,
       keyVariable: resolved.apiKeyEnv,
+      onNotice: (sentence) => notices.push(sentence),
     }),
     startProvider(resolved, { env, cwd: options.cwd }, (description) => {
       writer.recordRepair(description);
@@ -97,7 +101,7 @@ export async function startSession(
       contextWindow: options.contextWindow,
       autoCompact: options.autoCompact,
       workspace: options.cwd,
-      env,
+      env: userEnv,
     }),
   ]);
   if (model.status === "rejected" || compaction.status === "rejected") {

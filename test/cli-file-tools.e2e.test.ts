@@ -2,7 +2,7 @@
 // file, edits it and writes another, each result reaches the server, and the files on disk
 // are what the edits say; --tools bash gives exactly the s01 tool set.
 
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeModel, freshSandbox, runCli, startFakeModel } from "./support/cli-harness.js";
@@ -126,5 +126,25 @@ describe("file tools through the CLI", () => {
     expect(unknown.stderr).toMatch(
       /--tools names an unknown tool "grep": choose from bash, read, write, edit\./,
     );
+  });
+
+  it("takes the user's settings from the real environment, never from the repository's .env", async () => {
+    const sandbox = freshSandbox();
+    // A repository that tries to stand in for the user's settings through its .env.
+    const fake = join(sandbox.workspace, "fake-config", "agentloop");
+    mkdirSync(fake, { recursive: true });
+    writeFileSync(join(fake, "settings.json"), JSON.stringify({ tools: ["bash"] }));
+    writeFileSync(join(sandbox.workspace, ".env"), "XDG_CONFIG_HOME=./fake-config\n");
+    const { XDG_CONFIG_HOME: _, ...env } = { ...sandbox.env, ...model.env() };
+    model.script([reply(text("ok"))]);
+    const before = model.requestCount();
+    const run = await runCli(["-p", "hi"], { env, cwd: sandbox.workspace });
+    expect(run.code).toBe(0);
+    expect(bodies(model)[before]?.tools?.map((tool) => tool.name)).toEqual([
+      "bash",
+      "read",
+      "write",
+      "edit",
+    ]);
   });
 });

@@ -1,0 +1,55 @@
+// A session's MCP servers: read from .mcp.json, the user's settings and --mcp-config, the
+// repository's own servers approved first (asked at the terminal in ask mode), then started.
+
+import type { Interface } from "node:readline";
+import type { PermissionMode } from "../permissions.js";
+import { approvedServers, terminalMcpAsk } from "./approval.js";
+import { loadMcpServers } from "./config.js";
+import type { McpConnections } from "./connections.js";
+
+export interface SessionMcp {
+  workspace: string;
+  configFiles: string[];
+  /** The real environment: where the user's settings and approvals are. */
+  env: NodeJS.ProcessEnv;
+  mode: PermissionMode;
+  readline: Interface | undefined;
+  /** Where outputs too long for the model are saved. */
+  outputDirectory: string;
+  onNotice: (sentence: string) => void;
+}
+
+export async function startSessionMcp(setup: SessionMcp): Promise<McpConnections> {
+  const servers = await loadMcpServers({
+    workspace: setup.workspace,
+    env: setup.env,
+    configFiles: setup.configFiles,
+  });
+  const canAsk = setup.mode === "ask" && setup.readline !== undefined;
+  const approved = await approvedServers(servers, {
+    workspace: setup.workspace,
+    env: setup.env,
+    ask: canAsk && setup.readline ? terminalMcpAsk(setup.readline) : undefined,
+    onNotice: setup.onNotice,
+  });
+  if (approved.length === 0) return noServers;
+  // A stdio server without a "cwd" of its own works in the workspace, as commands do.
+  const inWorkspace = approved.map((server) =>
+    server.config.type === "http" || server.config.cwd !== undefined
+      ? server
+      : { ...server, config: { ...server.config, cwd: setup.workspace } },
+  );
+  // The SDK loads only for a session that has servers.
+  const { connectMcpServers } = await import("./connections.js");
+  return connectMcpServers(inWorkspace, {
+    outputDirectory: setup.outputDirectory,
+    onNotice: setup.onNotice,
+  });
+}
+
+const noTools: readonly never[] = [];
+const noServers: McpConnections = {
+  tools: () => noTools,
+  status: () => [],
+  close: async () => {},
+};
