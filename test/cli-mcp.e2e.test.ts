@@ -273,6 +273,39 @@ describe("MCP servers in a one-shot run", () => {
   });
 });
 
+describe("MCP time limits from the environment", () => {
+  it("cancels a call that takes longer than MCP_TOOL_TIMEOUT, and says so to the model", async () => {
+    const model = await startFakeModel("anthropic");
+    try {
+      const sandbox = freshSandbox();
+      const config = userConfig(sandbox, { test: stdioDefinition(newTag()) });
+      model.script([
+        reply(toolUse("s1", "mcp__test__slow", { ms: 5_000 })),
+        reply(text("Too slow.")),
+      ]);
+      const before = model.requestCount();
+      const run = await runCli(["--mcp-config", config, "-p", "be slow"], {
+        env: { ...sandbox.env, ...model.env(), MCP_TOOL_TIMEOUT: "300" },
+        cwd: sandbox.workspace,
+      });
+      expect(run.code).toBe(0);
+      const result = lastResults(bodies(model)[before + 1]).s1;
+      expect(result).toMatchObject({ is_error: true });
+      expect(result?.content).toMatch(/did not answer within 0\.3 s; it was cancelled/);
+      const bad = await runCli(["--mcp-config", config, "-p", "x"], {
+        env: { ...sandbox.env, ...model.env(), MCP_TOOL_TIMEOUT: "soon" },
+        cwd: sandbox.workspace,
+      });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(
+        /MCP_TOOL_TIMEOUT must be a whole number of milliseconds, got "soon"\./,
+      );
+    } finally {
+      await model.close();
+    }
+  });
+});
+
 describe("agentloop mcp list", () => {
   it("shows each server's state, tools and bytes per request, and those bytes are what a request carries", async () => {
     const sandbox = freshSandbox();

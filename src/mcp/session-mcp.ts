@@ -2,6 +2,7 @@
 // repository's own servers approved first (asked at the terminal in ask mode), then started.
 
 import type { Interface } from "node:readline";
+import { ConfigError } from "../errors.js";
 import type { PermissionMode } from "../permissions.js";
 import { approvedServers, terminalMcpAsk } from "./approval.js";
 import { loadMcpServers } from "./config.js";
@@ -44,7 +45,20 @@ export async function startSessionMcp(setup: SessionMcp): Promise<McpConnections
   return connectMcpServers(inWorkspace, {
     outputDirectory: setup.outputDirectory,
     onNotice: setup.onNotice,
+    // In milliseconds, under the names other agents read them from.
+    startTimeoutMs: milliseconds(setup.env, "MCP_TIMEOUT"),
+    callTimeoutMs: milliseconds(setup.env, "MCP_TOOL_TIMEOUT"),
   });
+}
+
+function milliseconds(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const text = env[name];
+  if (text === undefined || text === "") return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) {
+    throw new ConfigError(`${name} must be a whole number of milliseconds, got "${text}".`);
+  }
+  return value;
 }
 
 const noTools: readonly never[] = [];
