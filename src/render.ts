@@ -1,8 +1,10 @@
-// Shows loop events to a person at a terminal: the answer as it streams, each tool call as it
-// starts, a short preview of its result, retries and why the loop stopped.
+// Shows loop events to a person at a terminal: the answer as it streams (its Markdown rendered
+// when colour is on), each tool call as it starts, a short preview of its result, retries and
+// why the loop stopped.
 
 import type { CompactionEvent, LoopEvent } from "./events.js";
 import type { ToolUseBlock } from "./messages.js";
+import type { MarkdownStream } from "./terminal/markdown.js";
 
 export interface Output {
   write(text: string): unknown;
@@ -16,7 +18,32 @@ export interface RendererOptions {
   color: boolean;
   /** Whether streamed text is shown as it arrives (otherwise only tool activity is shown). */
   streamText: boolean;
+  /** Columns to wrap rendered Markdown at; the terminal's width when left out. */
+  width?: number;
 }
+
+type MarkdownModule = typeof import("./terminal/markdown.js");
+let markdownModule: MarkdownModule | undefined;
+let markdownLoading: Promise<void> | undefined;
+
+/**
+ * Loads the Markdown renderer (marked, lowlight and the grammars: 40-100 ms to load), which only
+ * a terminal needs, so piped runs never pay for it. Until it is loaded, answers are shown as
+ * plain text; if it cannot load, they stay plain.
+ */
+export function loadMarkdownRenderer(): Promise<void> {
+  markdownLoading ??= import("./terminal/markdown.js").then(
+    (loaded) => {
+      markdownModule = loaded;
+    },
+    () => undefined,
+  );
+  return markdownLoading;
+}
+
+// On a terminal, load it while the session starts up (settings, provider SDK, sandbox check):
+// that is done long before the model's first words arrive.
+if (process.stdout.isTTY) void loadMarkdownRenderer();
 
 const PREVIEW_LINES = 4;
 const PREVIEW_WIDTH = 160;
@@ -25,9 +52,15 @@ export function createRenderer(options: RendererOptions): (event: LoopEvent) => 
   const paint = (code: string, text: string) =>
     options.color ? `\x1b[${code}m${text}\x1b[0m` : text;
   const dim = (text: string) => paint("2", text);
+  const renderMarkdown = options.color && options.streamText;
+  if (renderMarkdown) void loadMarkdownRenderer();
+  // The answer being shown: through the Markdown renderer, or as it comes ("plain").
+  let answer: MarkdownStream | "plain" | undefined;
   let midLine = false;
   const endLine = () => {
-    if (midLine) options.answer.write("\n");
+    if (answer && answer !== "plain") answer.end();
+    else if (midLine) options.answer.write("\n");
+    answer = undefined;
     midLine = false;
   };
 
@@ -35,6 +68,14 @@ export function createRenderer(options: RendererOptions): (event: LoopEvent) => 
     switch (event.type) {
       case "text_delta":
         if (!options.streamText) return;
+        answer ??=
+          renderMarkdown && markdownModule
+            ? markdownModule.createMarkdownStream((text) => options.answer.write(text), {
+                width: options.width ?? (process.stdout.columns || 80),
+                color: true,
+              })
+            : "plain";
+        if (answer !== "plain") return answer.push(event.text);
         options.answer.write(event.text);
         midLine = !event.text.endsWith("\n");
         return;
