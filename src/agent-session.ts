@@ -3,6 +3,7 @@
 // The REPL, one-shot mode and library users all drive the loop through this.
 
 import type { Compaction } from "./compaction/compaction.js";
+import { costOf } from "./cost.js";
 import { type LoopEvent, type LoopStop, requestUsage } from "./events.js";
 import { type Limit, maxCostLimit, repeatedCallLimit } from "./limits.js";
 import { agentLoop, createLoopState, type LoopState } from "./loop.js";
@@ -30,24 +31,38 @@ export interface AgentSession {
   readonly model: string;
   /** Tokens used by every request of this session so far. */
   usage(): Usage;
+  /** What those requests cost in US dollars, each at its model's price; null when one is unknown. */
+  cost(): number | null;
   runPrompt(prompt: string, signal: AbortSignal): AsyncGenerator<LoopEvent, LoopStop>;
   /** Summarises the history now (the REPL's /compact), with an optional focus for the summary. */
   compact(focus: string | undefined, signal: AbortSignal): AsyncGenerator<LoopEvent, string>;
   /** How full the context window is for the next request; null without compaction. */
   contextFill(): { tokens: number; contextWindow: number } | null;
+  /**
+   * Goes on in another session file with its history (the REPL's /clear and /resume): the tools
+   * and the model stay, the current file is closed, usage starts from nothing.
+   */
+  switchSession(next: {
+    writer: SessionWriter;
+    messages: Message[];
+    compaction?: Compaction;
+  }): void;
+  /** Sends the following requests to another model (the REPL's /model); the old one is freed. */
+  switchProvider(provider: Provider, compaction?: Compaction): Promise<void>;
   close(): Promise<void>;
 }
 
 export function createAgentSession(options: AgentSessionOptions): AgentSession {
-  const state = createLoopState(options.messages ?? []);
+  // The REPL's commands replace these between prompts; a prompt sees one of each throughout.
+  let state = createLoopState(options.messages ?? []);
+  let { writer, provider, compaction } = options;
   let usage = emptyUsage();
+  let cost: number | null = 0;
   const limits: Limit[] = [repeatedCallLimit];
-  if (options.maxCostUsd !== undefined) {
-    limits.push(maxCostLimit(options.maxCostUsd, options.provider.model, () => usage));
-  }
+  if (options.maxCostUsd !== undefined) limits.push(maxCostLimit(options.maxCostUsd, () => cost));
 
   const parts = (signal: AbortSignal) => ({
-    provider: options.provider,
+    provider,
     system: options.system,
     tools: options.toolbox.definitions,
     signal,
@@ -58,47 +73,71 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
       const step = await events.next();
       if (step.done) return step.value;
       const event = step.value;
-      options.writer.recordEvent(event);
+      writer.recordEvent(event);
       const used = requestUsage(event);
-      if (used) usage = addUsage(usage, used);
+      if (used) {
+        usage = addUsage(usage, used);
+        const dollars = costOf(provider.model, used);
+        cost = cost === null || dollars === null ? null : cost + dollars;
+      }
       yield event;
     }
   }
 
   return {
-    state,
-    id: options.writer.id,
-    model: options.provider.model,
+    get state() {
+      return state;
+    },
+    get id() {
+      return writer.id;
+    },
+    get model() {
+      return provider.model;
+    },
     usage: () => usage,
+    cost: () => cost,
     async *runPrompt(prompt, signal) {
       const message: UserMessage = { role: "user", content: prompt };
       state.messages.push(message);
-      options.writer.recordMessage(message);
+      writer.recordMessage(message);
       return yield* recorded(
         agentLoop(state, {
-          provider: options.provider,
+          provider,
           toolbox: options.toolbox,
           system: options.system,
           maxTurns: options.maxTurns,
           signal,
           limits,
-          compaction: options.compaction,
+          compaction,
         }),
       );
     },
     async *compact(focus, signal) {
-      if (!options.compaction) return "Compaction is not available in this session.";
+      if (!compaction) return "Compaction is not available in this session.";
       if (state.messages.length < 3) return "There is nothing to compact yet.";
-      const failed = yield* recorded(options.compaction.summarizeNow(state, parts(signal), focus));
+      const failed = yield* recorded(compaction.summarizeNow(state, parts(signal), focus));
       return failed ? failed.detail : "Compacted.";
     },
     contextFill() {
-      return options.compaction?.fill(state, parts(new AbortController().signal)) ?? null;
+      return compaction?.fill(state, parts(new AbortController().signal)) ?? null;
+    },
+    switchSession(next) {
+      writer.close();
+      ({ writer, compaction } = next);
+      state = createLoopState(next.messages);
+      usage = emptyUsage();
+      cost = 0;
+    },
+    async switchProvider(next, nextCompaction) {
+      const previous = provider;
+      provider = next;
+      compaction = nextCompaction ?? compaction;
+      await previous.dispose?.();
     },
     async close() {
       await options.toolbox.dispose();
-      await options.provider.dispose?.();
-      options.writer.close();
+      await provider.dispose?.();
+      writer.close();
     },
   };
 }

@@ -2,11 +2,12 @@
 // to one-shot mode. Every error a user can cause ends here as one sentence and an exit code.
 
 import { readFileSync } from "node:fs";
-import { createInterface } from "node:readline";
 import { type CommandLine, parseCommandLine, type RunOptions, USAGE } from "./config.js";
 import { ConfigError } from "./errors.js";
 import { EXIT, isConfigurationError } from "./exit-codes.js";
 import { runOneShot } from "./one-shot.js";
+import { sessionLines } from "./repl/session-list.js";
+import { openReplTerminal } from "./repl/terminal.js";
 import { runRepl } from "./repl.js";
 import { listSessions, sessionsDirectory } from "./session.js";
 import { startSession } from "./setup.js";
@@ -56,21 +57,15 @@ async function run(options: RunOptions): Promise<number> {
       'No prompt: pass one as an argument (agentloop "task"), with -p, or on stdin.',
     );
   }
-  const readline = interactive
-    ? createInterface({ input: process.stdin, output: process.stdout, terminal: true })
-    : undefined;
-  const { session, sessionPath, notices } = await startSession(options, { readline });
+  const where = { cwd: options.cwd, sessionsDirectory: sessionsDirectory() };
+  const terminal = interactive ? openReplTerminal(where) : undefined;
+  const started = await startSession(options, { readline: terminal?.readline });
+  const { session, sessionPath, notices, controls } = started;
   for (const notice of notices) process.stderr.write(`agentloop: ${notice}\n`);
 
-  if (readline) {
-    process.stdout.write(`agentloop · ${session.model} · ${options.cwd}\n`);
-    return runRepl({
-      session,
-      readline,
-      output: process.stdout,
-      color: !!process.stdout.isTTY,
-      sessionPath,
-    });
+  if (terminal) {
+    const color = !!process.stdout.isTTY;
+    return runRepl({ session, controls, terminal, color, sessionPath, ...where });
   }
   return runOneShot({
     session,
@@ -87,15 +82,7 @@ function printSessions(cwd: string): number {
     process.stdout.write(`No sessions yet in ${cwd}.\n`);
     return EXIT.done;
   }
-  for (const session of sessions) {
-    const prompt =
-      session.firstPrompt.length > 60
-        ? `${session.firstPrompt.slice(0, 59)}…`
-        : session.firstPrompt;
-    process.stdout.write(
-      `${session.id}  ${session.startedAt.slice(0, 16).replace("T", " ")}  ${session.model}  ${session.turns} turns  ${prompt}\n`,
-    );
-  }
+  for (const line of sessionLines(sessions)) process.stdout.write(`${line}\n`);
   return EXIT.done;
 }
 

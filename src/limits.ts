@@ -1,10 +1,9 @@
 // Limits stop the loop before the next request, each with its own reason. They fail closed:
 // once a limit is hit, no more requests are sent.
 
-import { costOf } from "./cost.js";
 import type { LoopStopReason } from "./events.js";
 import type { LoopState } from "./loop-state.js";
-import type { Message, ToolResultBlock, Usage } from "./messages.js";
+import type { Message, ToolResultBlock } from "./messages.js";
 
 export interface LimitHit {
   reason: LoopStopReason;
@@ -14,13 +13,14 @@ export interface LimitHit {
 /** Checked before every request; returns why the loop must stop, or null to go on. */
 export type Limit = (state: LoopState) => LimitHit | null;
 
-export function maxCostLimit(maxUsd: number, model: string, usage: () => Usage): Limit {
+/** `spent`: what the session has cost so far, or null when a model's price is unknown. */
+export function maxCostLimit(maxUsd: number, spent: () => number | null): Limit {
   return () => {
-    const spent = costOf(model, usage());
-    if (spent === null || spent < maxUsd) return null;
+    const cost = spent();
+    if (cost === null || cost < maxUsd) return null;
     return {
       reason: "max_cost",
-      detail: `Stopped: the session has cost $${spent.toFixed(4)}, reaching --max-cost $${maxUsd}.`,
+      detail: `Stopped: the session has cost $${cost.toFixed(4)}, reaching --max-cost $${maxUsd}.`,
     };
   };
 }

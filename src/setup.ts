@@ -9,7 +9,14 @@ import { chooseCompaction, contextWindowOf } from "./compaction/settings.js";
 import type { RunOptions } from "./config.js";
 import { readDotenv } from "./dotenv.js";
 import { ConfigError } from "./errors.js";
-import { defaultPermissionMode, parsePermissionMode } from "./permissions.js";
+import type { Message } from "./messages.js";
+import {
+  defaultPermissionMode,
+  loadPermissionRules,
+  type PermissionMode,
+  type PermissionRules,
+  parsePermissionMode,
+} from "./permissions.js";
 import { type ResolvedProvider, resolveProvider } from "./providers/presets.js";
 import type { Provider } from "./providers/provider.js";
 import { findSessionToResume } from "./resume.js";
@@ -17,6 +24,7 @@ import {
   newSessionId,
   openSessionWriter,
   SESSION_FORMAT_VERSION,
+  type SessionWriter,
   sessionsDirectory,
 } from "./session.js";
 import { createSessionTools } from "./session-tools.js";
@@ -30,6 +38,20 @@ export interface StartedSession {
   sessionPath: string;
   /** Things the user should know before the run starts (repairs, warnings). */
   notices: string[];
+  controls: SessionControls;
+}
+
+/** What the REPL's commands show and change beyond the session itself. */
+export interface SessionControls {
+  /** The provider preset the model runs on: anthropic, openai, ollama, local, ... */
+  readonly provider: string;
+  readonly mode: PermissionMode;
+  /** The allow, ask and deny rules of the settings files, read again now. */
+  permissionRules(): Promise<PermissionRules>;
+  /** Goes on in a new session file, or in session `id` resumed as --resume does. */
+  switchSession(id: string | undefined): { sessionPath: string; notices: string[] };
+  /** The following requests go to model `name` of the same provider, made as at start-up. */
+  switchModel(name: string): Promise<void>;
 }
 
 export async function startSession(
@@ -51,26 +73,14 @@ export async function startSession(
   if (resolved instanceof ConfigError) throw resolved;
 
   const directory = sessionsDirectory(userEnv);
-  const resumed = options.resume
-    ? findSessionToResume(directory, options.cwd, options.resume)
-    : undefined;
-  for (const problem of resumed?.problems ?? []) {
-    notices.push(`session file line ${problem.line} skipped: ${problem.reason}.`);
-  }
-  const writer = openSessionWriter(
-    directory,
-    resumed?.header ?? {
-      type: "session",
-      version: SESSION_FORMAT_VERSION,
-      id: newSessionId(),
-      cwd: options.cwd,
-      model: resolved.model,
-      provider: resolved.preset,
-      startedAt: new Date().toISOString(),
-    },
-    { resume: resumed !== undefined },
-  );
-  for (const message of resumed?.added ?? []) writer.recordMessage(message);
+  const file = openSessionFile(directory, options.cwd, resolved, options.resume);
+  notices.push(...file.notices);
+  // The file repairs are recorded in: the REPL's /clear and /resume change it.
+  let writer = file.writer;
+  const onRepair = (description: string) => {
+    writer.recordRepair(description);
+    if (io.readline) process.stderr.write(`agentloop: repaired the history: ${description}\n`);
+  };
 
   const interactive = io.readline !== undefined;
   const mode = options.permissionMode
@@ -93,10 +103,7 @@ export async function startSession(
       keyVariable: resolved.apiKeyEnv,
       onNotice: (sentence) => notices.push(sentence),
     }),
-    startProvider(resolved, { env, cwd: options.cwd }, (description) => {
-      writer.recordRepair(description);
-      if (io.readline) process.stderr.write(`agentloop: repaired the history: ${description}\n`);
-    }),
+    startProvider(resolved, { env, cwd: options.cwd }, onRepair),
     chooseCompaction({
       contextWindow: options.contextWindow,
       autoCompact: options.autoCompact,
@@ -109,11 +116,19 @@ export async function startSession(
     throw model.status === "rejected" ? model.reason : (compaction as PromiseRejectedResult).reason;
   }
   if (tools.status === "rejected") throw tools.reason;
-  const provider = model.value;
+  let provider = model.value;
   const toolbox = tools.value;
-  const contextWindow = contextWindowOf(compaction.value, provider);
+  const compactionFor = (sessionId: string) => {
+    const contextWindow = contextWindowOf(compaction.value, provider);
+    return createCompaction({
+      contextWindow,
+      auto: compaction.value.auto,
+      outputReserve: provider.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVE,
+      resultsDirectory: join(directory, sessionId, "tool-results"),
+    });
+  };
   if (provider.device) {
-    const tokens = contextWindow.toLocaleString("en-US");
+    const tokens = contextWindowOf(compaction.value, provider).toLocaleString("en-US");
     notices.push(`local model ${provider.model} on ${provider.device}, context ${tokens} tokens.`);
   }
   const session = createAgentSession({
@@ -123,15 +138,63 @@ export async function startSession(
     maxTurns: options.maxTurns,
     maxCostUsd: options.maxCost,
     writer,
-    messages: resumed?.messages,
-    compaction: createCompaction({
-      contextWindow,
-      auto: compaction.value.auto,
-      outputReserve: provider.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVE,
-      resultsDirectory: join(directory, writer.id, "tool-results"),
-    }),
+    messages: file.messages,
+    compaction: compactionFor(writer.id),
   });
-  return { session, sessionPath: writer.path, notices };
+  // What a new session's header names: the model of the latest /model.
+  let current = resolved;
+  const controls: SessionControls = {
+    provider: resolved.preset,
+    mode,
+    permissionRules: () => loadPermissionRules({ workspace: options.cwd, env: userEnv }),
+    switchSession(id) {
+      const next = openSessionFile(directory, options.cwd, current, id ? { id } : undefined);
+      session.switchSession({ ...next, compaction: compactionFor(next.writer.id) });
+      writer = next.writer;
+      return { sessionPath: next.writer.path, notices: next.notices };
+    },
+    async switchModel(name) {
+      const next = resolveProvider({
+        provider: resolved.preset,
+        model: name,
+        baseURL: options.baseURL,
+        env,
+      });
+      if (next instanceof ConfigError) throw next;
+      provider = await startProvider(next, { env, cwd: options.cwd }, onRepair);
+      current = next;
+      await session.switchProvider(provider, compactionFor(session.id));
+    },
+  };
+  return { session, sessionPath: writer.path, notices, controls };
+}
+
+/** A new session file, or the file of the session to resume with its history made valid again. */
+function openSessionFile(
+  directory: string,
+  cwd: string,
+  resolved: ResolvedProvider,
+  resume: RunOptions["resume"],
+): { writer: SessionWriter; messages: Message[]; notices: string[] } {
+  const resumed = resume ? findSessionToResume(directory, cwd, resume) : undefined;
+  const notices = (resumed?.problems ?? []).map(
+    (problem) => `session file line ${problem.line} skipped: ${problem.reason}.`,
+  );
+  const writer = openSessionWriter(
+    directory,
+    resumed?.header ?? {
+      type: "session",
+      version: SESSION_FORMAT_VERSION,
+      id: newSessionId(),
+      cwd,
+      model: resolved.model,
+      provider: resolved.preset,
+      startedAt: new Date().toISOString(),
+    },
+    { resume: resumed !== undefined },
+  );
+  for (const message of resumed?.added ?? []) writer.recordMessage(message);
+  return { writer, messages: resumed?.messages ?? [], notices };
 }
 
 /**

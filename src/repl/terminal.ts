@@ -1,0 +1,33 @@
+// The terminal the REPL reads from: readline with the input history of earlier sessions and
+// completion of the slash commands.
+
+import { createInterface, type Interface } from "node:readline";
+import { listSessions } from "../session.js";
+import {
+  HISTORY_SIZE,
+  historyPath,
+  type InputHistory,
+  openInputHistory,
+} from "../terminal/input-history.js";
+import { completeInput } from "./commands.js";
+
+export interface ReplTerminal {
+  readline: Interface;
+  input: NodeJS.ReadStream;
+  output: NodeJS.WriteStream;
+  history: InputHistory;
+}
+
+export function openReplTerminal(where: { cwd: string; sessionsDirectory: string }): ReplTerminal {
+  const history = openInputHistory(historyPath());
+  const sessionIds = () => listSessions(where.sessionsDirectory, where.cwd).map(({ id }) => id);
+  const readline = createInterface({
+    input: process.stdin,
+    output: process.stdout,
+    terminal: true,
+    history: history.entries,
+    historySize: HISTORY_SIZE,
+    completer: (line: string) => completeInput(line, { sessionIds }),
+  });
+  return { readline, input: process.stdin, output: process.stdout, history };
+}
