@@ -11,6 +11,7 @@ import { openReplTerminal } from "./repl/terminal.js";
 import { runRepl } from "./repl.js";
 import { listSessions, sessionsDirectory } from "./session.js";
 import { startSession } from "./setup.js";
+import { createProgress } from "./terminal/progress.js";
 
 declare const AGENTLOOP_VERSION: string;
 const VERSION = typeof AGENTLOOP_VERSION === "string" ? AGENTLOOP_VERSION : "development";
@@ -59,13 +60,22 @@ async function run(options: RunOptions): Promise<number> {
   }
   const where = { cwd: options.cwd, sessionsDirectory: sessionsDirectory() };
   const terminal = interactive ? openReplTerminal(where) : undefined;
-  const started = await startSession(options, { readline: terminal?.readline });
+  // One live line per terminal; a permission question holds it until it is answered.
+  const progress = createProgress({
+    output: process.stdout,
+    enabled: terminal !== undefined && process.stdout.isTTY === true,
+    color: !!process.stdout.isTTY,
+  });
+  const started = await startSession(options, {
+    readline: terminal?.readline,
+    holdProgress: progress.hold,
+  });
   const { session, sessionPath, notices, controls } = started;
   for (const notice of notices) process.stderr.write(`agentloop: ${notice}\n`);
 
   if (terminal) {
     const color = !!process.stdout.isTTY;
-    return runRepl({ session, controls, terminal, color, sessionPath, ...where });
+    return runRepl({ session, controls, terminal, color, sessionPath, progress, ...where });
   }
   return runOneShot({
     session,

@@ -9,6 +9,7 @@ import { exitCodeFor } from "./exit-codes.js";
 import { buildResult } from "./headless.js";
 import { addUsage, emptyUsage } from "./messages.js";
 import { createRenderer, type Output } from "./render.js";
+import { createProgress } from "./terminal/progress.js";
 
 export interface OneShotOptions {
   session: AgentSession;
@@ -37,6 +38,13 @@ export async function runOneShot(options: OneShotOptions): Promise<number> {
           streamText: !!stdout.isTTY,
         })
       : undefined;
+  // The live line goes where the activity goes, and only to a terminal.
+  const progress = createProgress({
+    output: stderr,
+    enabled: outputFormat === "text" && !!stderr.isTTY,
+    color: !!stderr.isTTY,
+    streamText: !!stdout.isTTY,
+  });
 
   let usage = emptyUsage();
   let numTurns = 0;
@@ -55,10 +63,12 @@ export async function runOneShot(options: OneShotOptions): Promise<number> {
         numTurns += 1;
         usage = addUsage(usage, used);
       }
+      progress.onEvent(event);
       render?.(event);
       if (outputFormat === "stream-json") stdout.write(`${JSON.stringify(event)}\n`);
     }
   } finally {
+    progress.stop();
     process.off("SIGINT", interrupt);
     process.off("SIGTERM", interrupt);
     await session.close();

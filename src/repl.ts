@@ -12,6 +12,7 @@ import { type CommandContext, parseInput } from "./repl/commands.js";
 import { answerSummary, startLine } from "./repl/status.js";
 import type { ReplTerminal } from "./repl/terminal.js";
 import type { SessionControls } from "./setup.js";
+import type { Progress } from "./terminal/progress.js";
 import { createPromptInput } from "./terminal/prompt-input.js";
 
 export interface ReplOptions {
@@ -22,12 +23,14 @@ export interface ReplOptions {
   sessionPath: string;
   cwd: string;
   sessionsDirectory: string;
+  /** The live line while the model thinks or a tool runs (src/terminal/progress.ts). */
+  progress: Progress;
 }
 
 const DOUBLE_INTERRUPT_MS = 1500;
 
 export function runRepl(options: ReplOptions): Promise<number> {
-  const { session, terminal } = options;
+  const { session, terminal, progress } = options;
   const { readline, output } = terminal;
   const render = createRenderer({
     answer: output,
@@ -52,6 +55,7 @@ export function runRepl(options: ReplOptions): Promise<number> {
       if (finished) return;
       finished = true;
       running?.abort();
+      progress.stop();
       process.off("SIGINT", onInterrupt);
       input.close();
       readline.close();
@@ -72,10 +76,14 @@ export function runRepl(options: ReplOptions): Promise<number> {
         try {
           const outcome = work(running.signal);
           let step = await outcome.next();
-          for (; !step.done; step = await outcome.next()) render(step.value);
+          for (; !step.done; step = await outcome.next()) {
+            progress.onEvent(step.value);
+            render(step.value);
+          }
           return step.value;
         } finally {
           running = null;
+          progress.stop();
         }
       },
       exit: () => void finish(EXIT.done),
@@ -90,6 +98,7 @@ export function runRepl(options: ReplOptions): Promise<number> {
       const now = Date.now();
       if (now - lastInterrupt < DOUBLE_INTERRUPT_MS) return void finish(EXIT.interrupted);
       lastInterrupt = now;
+      progress.stop();
       if (running) {
         running.abort();
         output.write("\n(interrupted; press Ctrl-C again to exit)\n");

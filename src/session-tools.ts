@@ -40,6 +40,8 @@ export interface ToolSetup {
   userEnv: NodeJS.ProcessEnv;
   stateDirectory: string;
   readline: Interface | undefined;
+  /** Called while a permission question waits for its answer (see terminal/progress.ts). */
+  holdProgress?: () => () => void;
   keyVariable: string | null;
   /** One sentence for the user before the session starts (an MCP server that did not start). */
   onNotice: (sentence: string) => void;
@@ -123,7 +125,7 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
     mode,
     workspace: options.cwd,
     rules,
-    ask: setup.readline ? terminalAsk(setup.readline) : undefined,
+    ask: setup.readline ? terminalAsk(setup.readline, setup.holdProgress) : undefined,
     scratch: scratch ? [scratch] : [],
   });
   const builtIn = names.map((name) => make[name]());

@@ -56,7 +56,7 @@ export interface SessionControls {
 
 export async function startSession(
   options: RunOptions,
-  io: { readline: Interface | undefined },
+  io: { readline: Interface | undefined; holdProgress?: () => () => void },
 ): Promise<StartedSession> {
   const notices: string[] = [];
   // The real environment wins over .env, which configures agentloop only and is never
@@ -100,6 +100,7 @@ export async function startSession(
       userEnv,
       stateDirectory: join(directory, ".."),
       readline: io.readline,
+      holdProgress: io.holdProgress,
       keyVariable: resolved.apiKeyEnv,
       onNotice: (sentence) => notices.push(sentence),
     }),

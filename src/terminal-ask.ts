@@ -4,14 +4,19 @@
 import type { Interface } from "node:readline";
 import type { PermissionAnswer, PermissionQuestion } from "./permissions.js";
 
-export function terminalAsk(readline: Interface) {
+/** `hold` keeps the progress line from drawing over the question until it is answered. */
+export function terminalAsk(readline: Interface, hold: () => () => void = () => () => {}) {
   return (question: PermissionQuestion): Promise<PermissionAnswer> =>
     new Promise((resolve) => {
       const always =
         question.rules.length > 0 ? `, [a]lways allow ${question.rules.join(", ")}` : "";
       const preview = question.preview ? `\n${question.preview.trimEnd()}` : "";
       const prompt = `\n${question.tool} wants to run: ${question.subject}${preview}\n(${question.reason})\nAllow? [y]es, [n]o${always}; after "n" you may say why: `;
-      readline.question(prompt, (line) => resolve(parseAnswer(line, question.rules.length > 0)));
+      const release = hold();
+      readline.question(prompt, (line) => {
+        release();
+        resolve(parseAnswer(line, question.rules.length > 0));
+      });
     });
 }
 
