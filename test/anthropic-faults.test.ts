@@ -1,4 +1,3 @@
-import { createServer } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ProviderError } from "../src/errors.js";
 import { createAnthropicProvider } from "../src/providers/anthropic.js";
@@ -10,6 +9,7 @@ import {
   SHORT_IDLE_MS,
   textOf,
 } from "./support/anthropic-harness.js";
+import { closedPort } from "./support/closed-port.js";
 import {
   type FakeAnthropic,
   httpError,
@@ -195,22 +195,17 @@ describe("Anthropic API errors that retrying cannot fix", () => {
   });
 
   it("says a server that refuses connections is unreachable, naming its URL", async () => {
-    const closedPort = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, "127.0.0.1", () => {
-        const { port } = probe.address() as { port: number };
-        probe.close(() => resolve(port));
-      });
-    });
+    const port = await closedPort();
     const provider = createAnthropicProvider({
       apiKey: "test-key",
-      baseURL: `http://127.0.0.1:${closedPort}`,
+      baseURL: `http://127.0.0.1:${port}`,
       model: "claude-test-1",
       retryPolicy: fastRetries,
     });
     const { error, events } = await ask(provider);
     expect(error).toMatchObject({ kind: "unreachable" });
     expect(error?.message).toBe(
-      `Cannot reach the Anthropic API at http://127.0.0.1:${closedPort} (ECONNREFUSED); check ANTHROPIC_BASE_URL or --base-url.`,
+      `Cannot reach the Anthropic API at http://127.0.0.1:${port} (ECONNREFUSED); check ANTHROPIC_BASE_URL or --base-url.`,
     );
     expect(retriesIn(events)).toEqual([]);
   });

@@ -2,13 +2,10 @@
 // history is summarised with the user's focus, the summary line shows how full the context
 // is, and the next prompt goes on from the compacted history.
 
-import { spawn } from "node:child_process";
-import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CLI, freshSandbox, onlySession, startFakeModel } from "./support/cli-harness.js";
+import { freshSandbox, onlySession, startFakeModel } from "./support/cli-harness.js";
 import { reply, text, toolUse } from "./support/fake-anthropic-server.js";
-
-const PTY_RUN = resolve(import.meta.dirname, "support/pty-run.py");
+import { openRepl } from "./support/terminal.js";
 
 describe("/compact in the REPL", () => {
   it("summarises with the given focus, then the next prompt goes on from the summary", async () => {
@@ -32,38 +29,19 @@ describe("/compact in the REPL", () => {
         },
       );
       const sandbox = freshSandbox();
-      const child = spawn(
-        "python3",
-        [PTY_RUN, process.execPath, CLI, "--permission-mode", "yolo"],
-        {
-          cwd: sandbox.workspace,
-          env: { ...sandbox.env, ...model.env() },
-        },
+      const terminal = await openRepl({
+        env: { ...sandbox.env, ...model.env() },
+        cwd: sandbox.workspace,
+        args: ["--permission-mode", "yolo"],
+      });
+      await terminal.enter("run the first step", /Ran the first step\.[\s\S]*% of context/);
+      await terminal.enter("run the second step", /Ran the second step\./);
+      await terminal.enter(
+        "/compact the steps that ran",
+        /compacted: summarised \d+ messages[\s\S]*Compacted\./,
       );
-      let screen = "";
-      child.stdout.setEncoding("utf8").on("data", (chunk: string) => (screen += chunk));
-      const exited = new Promise((done) => child.on("close", done));
-      const waitFor = async (pattern: RegExp, since = 0) => {
-        const deadline = Date.now() + 15_000;
-        while (!pattern.test(screen.slice(since))) {
-          if (Date.now() > deadline) throw new Error(`no ${pattern} on the screen:\n${screen}`);
-          await new Promise((done) => setTimeout(done, 20));
-        }
-      };
-      await waitFor(/› /);
-      child.stdin.write("run the first step\r");
-      await waitFor(/Ran the first step\.[\s\S]*% of context[\s\S]*› /);
-      let mark = screen.length;
-      child.stdin.write("run the second step\r");
-      await waitFor(/Ran the second step\.[\s\S]*› /, mark);
-      mark = screen.length;
-      child.stdin.write("/compact the steps that ran\r");
-      await waitFor(/compacted: summarised \d+ messages[\s\S]*Compacted\.[\s\S]*› /, mark);
-      mark = screen.length;
-      child.stdin.write("what happened?\r");
-      await waitFor(/We were running steps; both ran\.[\s\S]*› /, mark);
-      child.stdin.write("exit\r");
-      await exited;
+      await terminal.enter("what happened?", /We were running steps; both ran\./);
+      await terminal.exit();
 
       expect(instructions).toHaveLength(1);
       expect(instructions[0]).toMatch(/Give most room to: the steps that ran$/);

@@ -1,12 +1,10 @@
 // The REPL in a real pseudo-terminal, and interrupts sent as real signals or as Ctrl-C typed
 // at the terminal, against the fake Anthropic server.
 
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  CLI,
   type FakeModel,
   freshSandbox,
   onlySession,
@@ -14,40 +12,9 @@ import {
   startFakeModel,
 } from "./support/cli-harness.js";
 import { reply, text, toolUse } from "./support/fake-anthropic-server.js";
+import { openRepl } from "./support/terminal.js";
 
-const PTY_RUN = resolve(import.meta.dirname, "support/pty-run.py");
 const bash = (id: string, command: string) => toolUse(id, "bash", { command });
-
-interface Terminal {
-  child: ChildProcessWithoutNullStreams;
-  output(): string;
-  type(keys: string): void;
-  /** Waits until the screen shows `pattern` after what was already there `since`. */
-  waitFor(pattern: RegExp, since?: number): Promise<void>;
-  exited: Promise<number | null>;
-}
-
-function openTerminal(env: Record<string, string>, cwd: string, args: string[] = []): Terminal {
-  const child = spawn("python3", [PTY_RUN, process.execPath, CLI, ...args], { cwd, env });
-  let screen = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (screen += chunk));
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (screen += chunk));
-  const exited = new Promise<number | null>((done) => child.on("close", done));
-  return {
-    child,
-    output: () => screen,
-    type: (keys) => child.stdin.write(keys),
-    exited,
-    async waitFor(pattern, since = 0) {
-      const deadline = Date.now() + 15_000;
-      while (!pattern.test(screen.slice(since))) {
-        if (Date.now() > deadline)
-          throw new Error(`timed out waiting for ${pattern}; screen:\n${screen}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    },
-  };
-}
 
 describe("the REPL in a terminal", () => {
   let model: FakeModel;
@@ -63,15 +30,13 @@ describe("the REPL in a terminal", () => {
       reply(text("You said teal.")),
     ]);
     const sandbox = freshSandbox();
-    const terminal = openTerminal({ ...sandbox.env, ...model.env() }, sandbox.workspace);
-    await terminal.waitFor(/› /);
-    terminal.type("remember the colour teal\r");
-    await terminal.waitFor(/Noted: the colour is teal\.[\s\S]*› /);
-    const mark = terminal.output().length;
-    terminal.type("which colour?\r");
-    await terminal.waitFor(/You said teal\.[\s\S]*› /, mark);
-    terminal.type("exit\r");
-    expect(await terminal.exited).toBe(0);
+    const terminal = await openRepl({
+      env: { ...sandbox.env, ...model.env() },
+      cwd: sandbox.workspace,
+    });
+    await terminal.enter("remember the colour teal", /Noted: the colour is teal\./);
+    await terminal.enter("which colour?", /You said teal\./);
+    expect(await terminal.exit()).toBe(0);
     expect(terminal.output()).toMatch(/Session saved to .*\.jsonl/);
 
     const session = onlySession(sandbox);
@@ -86,18 +51,16 @@ describe("the REPL in a terminal", () => {
   it("cancels the running tool on Ctrl-C, returns to the prompt, and exits on a second Ctrl-C", async () => {
     model.script([reply(bash("slow", "sleep 30")), reply(text("Fine, I stopped."))]);
     const sandbox = freshSandbox();
-    const terminal = openTerminal({ ...sandbox.env, ...model.env() }, sandbox.workspace, [
-      "--permission-mode",
-      "yolo",
-    ]);
-    await terminal.waitFor(/› /);
+    const terminal = await openRepl({
+      env: { ...sandbox.env, ...model.env() },
+      cwd: sandbox.workspace,
+      args: ["--permission-mode", "yolo"],
+    });
     terminal.type("wait a while\r");
     await terminal.waitFor(/\$ sleep 30/);
     terminal.type("\x03");
     await terminal.waitFor(/interrupted[\s\S]*› /);
-    const mark = terminal.output().length;
-    terminal.type("what happened?\r");
-    await terminal.waitFor(/Fine, I stopped\.[\s\S]*› /, mark);
+    await terminal.enter("what happened?", /Fine, I stopped\./);
     expect(model.statuses()).not.toContain(400);
 
     terminal.type("\x03");
@@ -118,17 +81,15 @@ describe("asking for permission at the terminal", () => {
       reply(text("One file made, one refused.")),
     ]);
     const sandbox = freshSandbox();
-    const terminal = openTerminal({ ...sandbox.env, ...model.env() }, sandbox.workspace);
-    await terminal.waitFor(/› /);
+    const terminal = await openRepl({
+      env: { ...sandbox.env, ...model.env() },
+      cwd: sandbox.workspace,
+    });
     terminal.type("make two files\r");
     await terminal.waitFor(/touch first\.txt[\s\S]*Allow\?/);
-    terminal.type("y\r");
-    const mark = terminal.output().length;
-    await terminal.waitFor(/touch second\.txt[\s\S]*Allow\?/, mark);
-    terminal.type("n not that one\r");
-    await terminal.waitFor(/One file made, one refused\.[\s\S]*› /);
-    terminal.type("exit\r");
-    expect(await terminal.exited).toBe(0);
+    await terminal.press("y\r", /touch second\.txt[\s\S]*Allow\?/);
+    await terminal.enter("n not that one", /One file made, one refused\./);
+    expect(await terminal.exit()).toBe(0);
     await model.close();
 
     expect(existsSync(join(sandbox.workspace, "first.txt"))).toBe(true);

@@ -1,19 +1,10 @@
 // The model's Markdown as a person sees it: rendered in a real pseudo-terminal (the REPL and a
 // one-shot run), and exactly as written when the answer is piped.
 
-import { spawn } from "node:child_process";
-import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  CLI,
-  type FakeModel,
-  freshSandbox,
-  runCli,
-  startFakeModel,
-} from "./support/cli-harness.js";
+import { type FakeModel, freshSandbox, runCli, startFakeModel } from "./support/cli-harness.js";
 import { reply, text } from "./support/fake-anthropic-server.js";
-
-const PTY_RUN = resolve(import.meta.dirname, "support/pty-run.py");
+import { openRepl, openTerminal } from "./support/terminal.js";
 
 const ANSWER = [
   "## Plan for the fix",
@@ -29,27 +20,6 @@ const ANSWER = [
   "",
   "That is all.",
 ].join("\n");
-
-/** Runs the CLI in a pseudo-terminal; `type` sends keys, `until` waits for the screen. */
-function inTerminal(env: Record<string, string>, cwd: string, args: string[]) {
-  const child = spawn("python3", [PTY_RUN, process.execPath, CLI, ...args], { cwd, env });
-  let screen = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (screen += chunk));
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (screen += chunk));
-  const exited = new Promise<number | null>((done) => child.on("close", done));
-  return {
-    screen: () => screen,
-    exited,
-    type: (keys: string) => child.stdin.write(keys),
-    async until(pattern: RegExp, since = 0) {
-      const deadline = Date.now() + 15_000;
-      while (!pattern.test(screen.slice(since))) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}:\n${screen}`);
-        await new Promise((done) => setTimeout(done, 20));
-      }
-    },
-  };
-}
 
 /** The answer's part of the screen: from its heading to its last line. */
 function answerOn(screen: string): string {
@@ -81,24 +51,25 @@ describe("Markdown answers", () => {
   it("are rendered in the REPL: headings, bold, lists and highlighted code, no markup", async () => {
     model.script([reply(text(ANSWER))]);
     const sandbox = freshSandbox();
-    const terminal = inTerminal({ ...sandbox.env, ...model.env() }, sandbox.workspace, []);
-    await terminal.until(/› /);
-    const mark = terminal.screen().length;
-    terminal.type("how do I fix it?\r");
-    await terminal.until(/That is all\.[\s\S]*› /, mark);
-    terminal.type("exit\r");
-    expect(await terminal.exited).toBe(0);
-    expectRendered(answerOn(terminal.screen().slice(mark)));
+    const terminal = await openRepl({
+      env: { ...sandbox.env, ...model.env() },
+      cwd: sandbox.workspace,
+    });
+    const shown = await terminal.enter("how do I fix it?", /That is all\./);
+    expect(await terminal.exit()).toBe(0);
+    expectRendered(answerOn(shown));
   });
 
   it("are rendered by a one-shot run on a terminal", async () => {
     model.script([reply(text(ANSWER))]);
     const sandbox = freshSandbox();
-    const terminal = inTerminal({ ...sandbox.env, ...model.env() }, sandbox.workspace, [
-      "how do I fix it?",
-    ]);
+    const terminal = openTerminal({
+      env: { ...sandbox.env, ...model.env() },
+      cwd: sandbox.workspace,
+      args: ["how do I fix it?"],
+    });
     expect(await terminal.exited).toBe(0);
-    expectRendered(answerOn(terminal.screen()));
+    expectRendered(answerOn(terminal.output()));
   });
 
   it("are printed exactly as written with -p into a pipe", async () => {

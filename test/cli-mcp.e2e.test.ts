@@ -4,13 +4,11 @@
 // terminal, remembered until the definition changes), a server that does not start, and
 // `agentloop mcp list`. No server process outlives the run.
 
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  CLI,
   type FakeModel,
   freshSandbox,
   runCli,
@@ -25,8 +23,7 @@ import {
   startHttpServer,
   TEST_SERVER,
 } from "./support/mcp-servers.js";
-
-const PTY_RUN = resolve(import.meta.dirname, "support/pty-run.py");
+import { openTerminal, type Terminal } from "./support/terminal.js";
 
 interface ToolResult {
   type: string;
@@ -385,59 +382,26 @@ describe("agentloop mcp list", () => {
   });
 });
 
-interface Terminal {
-  child: ChildProcessWithoutNullStreams;
-  output(): string;
-  type(keys: string): void;
-  /** Waits until the screen shows `pattern` after what was already there `since`. */
-  waitFor(pattern: RegExp, since?: number): Promise<void>;
-  exited: Promise<number | null>;
-}
-
-function openTerminal(env: Record<string, string>, cwd: string): Terminal {
-  const child = spawn("python3", [PTY_RUN, process.execPath, CLI], { cwd, env });
-  let screen = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (screen += chunk));
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (screen += chunk));
-  const exited = new Promise<number | null>((done) => child.on("close", done));
-  return {
-    child,
-    output: () => screen,
-    type: (keys) => child.stdin.write(keys),
-    exited,
-    async waitFor(pattern, since = 0) {
-      const deadline = Date.now() + 15_000;
-      while (!pattern.test(screen.slice(since))) {
-        if (Date.now() > deadline)
-          throw new Error(`timed out waiting for ${pattern}; screen:\n${screen}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    },
-  };
-}
-
 describe("a repository's MCP server at the terminal", () => {
   it("asks once, remembers the answer, and asks again when the definition changes", async () => {
     const model = await startFakeModel("anthropic");
     const sandbox = freshSandbox();
     const tag = newTag();
     const mcpJson = projectServers(sandbox, { test: stdioDefinition(tag) });
-    const env = { ...sandbox.env, ...model.env() };
+    const inWorkspace = { env: { ...sandbox.env, ...model.env() }, cwd: sandbox.workspace };
     const question = /This project defines the MCP server "test" in (.*):\r?\n/;
     try {
       model.script([
         reply(toolUse("e1", "mcp__test__echo", { text: "asked and allowed" })),
         reply(text("The server said it.")),
       ]);
-      const first = openTerminal(env, sandbox.workspace);
+      const first = openTerminal(inWorkspace);
       await first.waitFor(/Allow it\? \[y\]es, \[n\]o/);
       expect(question.exec(first.output())?.[1]).toBe(mcpJson);
       first.type("y\r");
       await first.waitFor(/› /);
-      first.type("say something through the server\r");
-      await first.waitFor(/The server said it\.[\s\S]*› /);
-      first.type("exit\r");
-      expect(await first.exited).toBe(0);
+      await first.enter("say something through the server", /The server said it\./);
+      expect(await first.exit()).toBe(0);
       // The read-only echo ran without asking.
       expect(first.output().match(/Allow/g)).toHaveLength(1);
       const sent = bodies(model);
@@ -454,14 +418,11 @@ describe("a repository's MCP server at the terminal", () => {
         model.script([reply(text("Listed."))]);
         const before = model.requestCount();
         await terminal.waitFor(/› /);
-        const mark = terminal.output().length;
-        terminal.type("which tools?\r");
-        await terminal.waitFor(/Listed\.[\s\S]*› /, mark);
-        terminal.type("exit\r");
-        expect(await terminal.exited).toBe(0);
+        await terminal.enter("which tools?", /Listed\./);
+        expect(await terminal.exit()).toBe(0);
         return toolNames(bodies(model)[before]);
       };
-      const second = openTerminal(env, sandbox.workspace);
+      const second = openTerminal(inWorkspace);
       expect(await offeredIn(second)).toContain("mcp__test__echo");
       expect(second.output()).not.toMatch(/This project defines/);
       expect(second.output()).not.toMatch(/MCP server/);
@@ -469,7 +430,7 @@ describe("a repository's MCP server at the terminal", () => {
       // A changed definition is a new question.
       const otherTag = newTag();
       projectServers(sandbox, { test: stdioDefinition(otherTag) });
-      const third = openTerminal(env, sandbox.workspace);
+      const third = openTerminal(inWorkspace);
       await third.waitFor(/Allow it\? \[y\]es, \[n\]o/);
       expect(third.output()).toContain(otherTag);
       third.type("n\r");

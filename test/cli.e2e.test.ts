@@ -2,8 +2,6 @@
 // protocol through the official SDKs. The same specifications hold for both providers.
 
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import type { AddressInfo } from "node:net";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import {
@@ -14,18 +12,10 @@ import {
   runCli,
   startFakeModel,
 } from "./support/cli-harness.js";
+import { closedPortUrl } from "./support/closed-port.js";
 import { reply, text, toolUse } from "./support/fake-anthropic-server.js";
 
 const bash = (id: string, command: string) => toolUse(id, "bash", { command });
-
-/** An address where nothing listens: a port that was just free. */
-async function closedPortURL(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((closed) => server.close(closed));
-  return `http://127.0.0.1:${port}`;
-}
 
 describe.each<Protocol>(["anthropic", "openai"])("agentloop one-shot against %s", (protocol) => {
   let model: FakeModel;
@@ -175,7 +165,7 @@ describe("agentloop configuration errors", () => {
 
   it("exits 2 with one sentence when the base URL cannot be reached", async () => {
     const sandbox = freshSandbox();
-    const closed = await closedPortURL();
+    const closed = await closedPortUrl();
     const env = { ...sandbox.env, ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: closed };
     const { code, stderr } = await runCli(["hello"], { env, cwd: sandbox.workspace });
     expect(code).toBe(2);

@@ -41,17 +41,26 @@ async function openaiAsk(model: FakeModel, messages: OpenAI.ChatCompletionMessag
 
 const SUMMARIZE = "Summarize the conversation so far.";
 
+/**
+ * Scripts "scripted" for every request, with an intercept that answers SUMMARIZE with "a summary";
+ * returns the last user texts the intercept sees.
+ */
+function scriptSummaries(model: FakeModel): string[] {
+  const seen: string[] = [];
+  model.script([reply(text("scripted"))], {
+    cycle: true,
+    intercept: ({ lastUserText }) => {
+      seen.push(lastUserText);
+      return lastUserText === SUMMARIZE ? reply(text("a summary")) : undefined;
+    },
+  });
+  return seen;
+}
+
 describe("a FakeModel's intercept", () => {
   it("sees the Anthropic user text after tool results, and nothing when only results come", async () => {
     const model = await fakeModel("anthropic");
-    const seen: string[] = [];
-    model.script([reply(text("scripted"))], {
-      cycle: true,
-      intercept: ({ lastUserText }) => {
-        seen.push(lastUserText);
-        return lastUserText === SUMMARIZE ? reply(text("a summary")) : undefined;
-      },
-    });
+    const seen = scriptSummaries(model);
     const call = { type: "tool_use" as const, id: "t1", name: "bash", input: {} };
     const result = { type: "tool_result" as const, tool_use_id: "t1", content: "ok" };
     const history: Anthropic.MessageParam[] = [
@@ -70,14 +79,7 @@ describe("a FakeModel's intercept", () => {
 
   it("sees the OpenAI user message that comes last, and nothing after a tool message", async () => {
     const model = await fakeModel("openai");
-    const seen: string[] = [];
-    model.script([reply(text("scripted"))], {
-      cycle: true,
-      intercept: ({ lastUserText }) => {
-        seen.push(lastUserText);
-        return lastUserText === SUMMARIZE ? reply(text("a summary")) : undefined;
-      },
-    });
+    const seen = scriptSummaries(model);
     const call = {
       id: "c1",
       type: "function" as const,

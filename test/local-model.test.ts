@@ -1,7 +1,5 @@
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -9,6 +7,7 @@ import { ConfigError } from "../src/errors.js";
 import { type DownloadStart, resolveLocalModel } from "../src/providers/local-model.js";
 import type { DownloadProgress } from "../src/providers/model-download.js";
 import { DEFAULT_LOCAL_MODEL } from "../src/providers/presets.js";
+import { closedPortUrl } from "./support/closed-port.js";
 import {
   type FakeModelHost,
   fakeGguf,
@@ -49,14 +48,6 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
   );
   expect(error).toBeInstanceOf(ConfigError);
   return error as Error;
-}
-
-async function closedPortUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return `http://127.0.0.1:${port}`;
 }
 
 async function place(path: string, bytes: Buffer | string): Promise<void> {

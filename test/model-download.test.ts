@@ -1,7 +1,5 @@
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -9,6 +7,7 @@ import { ConfigError } from "../src/errors.js";
 import { ModelDownloadError } from "../src/providers/download-errors.js";
 import { formatProgress } from "../src/providers/download-progress.js";
 import { type DownloadProgress, downloadFile } from "../src/providers/model-download.js";
+import { closedPort } from "./support/closed-port.js";
 import {
   type FakeModelHost,
   fakeGguf,
@@ -43,14 +42,6 @@ async function failure(promise: Promise<unknown>): Promise<ModelDownloadError> {
   );
   expect(error).toBeInstanceOf(ModelDownloadError);
   return error as ModelDownloadError;
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe("downloadFile", () => {

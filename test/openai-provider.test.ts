@@ -1,22 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Message } from "../src/messages.js";
 import { createOpenAIProvider, type OpenAIProviderOptions } from "../src/providers/openai.js";
 import type { ToolDefinition } from "../src/providers/provider.js";
 import { drain } from "./support/drain.js";
-import { type FakeOpenAI, type FakeTurn, startFakeOpenAI } from "./support/fake-openai-server.js";
+import { type FakeOpenAI, type FakeTurn, serveOpenAI } from "./support/fake-openai-server.js";
 import { bash, text } from "./support/scripted-provider.js";
-
-const servers: FakeOpenAI[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function serve(turns: FakeTurn[]): Promise<FakeOpenAI> {
-  const server = await startFakeOpenAI();
-  server.script(turns);
-  servers.push(server);
-  return server;
-}
 
 const bashTool: ToolDefinition = {
   name: "bash",
@@ -41,7 +29,9 @@ function ask(
 
 describe("the OpenAI provider, streaming through the SDK", () => {
   it("streams text as it arrives and returns it as one text block", async () => {
-    const server = await serve([{ kind: "reply", content: [text("Hello there, how are you?")] }]);
+    const server = await serveOpenAI([
+      { kind: "reply", content: [text("Hello there, how are you?")] },
+    ]);
     const { events, result } = await ask(server);
     expect(events.length).toBeGreaterThan(3);
     expect(events.map((event) => (event.type === "text_delta" ? event.text : "")).join("")).toBe(
@@ -55,7 +45,7 @@ describe("the OpenAI provider, streaming through the SDK", () => {
   });
 
   it("sends the system prompt, the tools as functions, and asks for usage", async () => {
-    const server = await serve([{ kind: "reply", content: [text("ok")] }]);
+    const server = await serveOpenAI([{ kind: "reply", content: [text("ok")] }]);
     await ask(server);
     const { body, headers } = server.requests[0] ?? { body: {}, headers: {} };
     expect(headers.authorization).toBe("Bearer sk-test");
@@ -82,20 +72,20 @@ describe("the OpenAI provider, streaming through the SDK", () => {
   });
 
   it("sends no Authorization header to a server that needs no key", async () => {
-    const server = await serve([{ kind: "reply", content: [text("ok")] }]);
+    const server = await serveOpenAI([{ kind: "reply", content: [text("ok")] }]);
     await ask(server, { apiKey: null });
     expect(server.requests[0]?.headers).not.toHaveProperty("authorization");
   });
 
   it("sends max_tokens only when it is configured", async () => {
-    const server = await serve([{ kind: "reply", content: [text("ok")] }]);
+    const server = await serveOpenAI([{ kind: "reply", content: [text("ok")] }]);
     await ask(server, { maxTokens: 123 });
     expect(server.requests[0]?.body.max_tokens).toBe(123);
   });
 
   it("maps usage, including cached prompt tokens", async () => {
     const usage = { prompt_tokens: 900, completion_tokens: 42, cached_tokens: 512 };
-    const server = await serve([{ kind: "reply", content: [text("ok")], usage }]);
+    const server = await serveOpenAI([{ kind: "reply", content: [text("ok")], usage }]);
     const { result } = await ask(server);
     expect(result.usage).toEqual({
       input_tokens: 900,
@@ -107,7 +97,7 @@ describe("the OpenAI provider, streaming through the SDK", () => {
 
   it("joins tool-call arguments sent in fragments into the call's input", async () => {
     const command = "grep -rn 'needle' src | head -20";
-    const server = await serve([
+    const server = await serveOpenAI([
       { kind: "reply", content: [text("Searching."), bash("call_abc", command)] },
     ]);
     const { result } = await ask(server);
@@ -119,7 +109,7 @@ describe("the OpenAI provider, streaming through the SDK", () => {
   });
 
   it("keeps several tool calls apart and in order", async () => {
-    const server = await serve([
+    const server = await serveOpenAI([
       { kind: "reply", content: [bash("a", "echo 1"), bash("b", "echo 2")] },
     ]);
     const { result } = await ask(server);
@@ -127,7 +117,7 @@ describe("the OpenAI provider, streaming through the SDK", () => {
   });
 
   it("keeps the id and name when later chunks carry an empty name and no id", async () => {
-    const server = await serve([
+    const server = await serveOpenAI([
       {
         kind: "reply",
         content: [bash("a", "ls -la"), bash("b", "pwd")],
@@ -139,7 +129,7 @@ describe("the OpenAI provider, streaming through the SDK", () => {
   });
 
   it("does not double a name that every chunk repeats", async () => {
-    const server = await serve([
+    const server = await serveOpenAI([
       { kind: "reply", content: [bash("a", "echo repeated")], quirks: ["repeat_id_and_name"] },
     ]);
     const { result } = await ask(server);
@@ -147,7 +137,7 @@ describe("the OpenAI provider, streaming through the SDK", () => {
   });
 
   it("reads calls that arrive whole, one chunk each", async () => {
-    const server = await serve([
+    const server = await serveOpenAI([
       {
         kind: "reply",
         content: [bash("a", "echo 1"), bash("b", "echo 2")],
@@ -159,7 +149,7 @@ describe("the OpenAI provider, streaming through the SDK", () => {
   });
 
   it("tells parallel calls apart by id when a server sends them all at index 0", async () => {
-    const server = await serve([
+    const server = await serveOpenAI([
       {
         kind: "reply",
         content: [bash("a", "echo 1"), bash("b", "echo 2")],
@@ -176,7 +166,7 @@ describe("the OpenAI provider, streaming through the SDK", () => {
       content: [bash("ignored", "echo 1"), bash("ignored", "echo 2")],
       quirks: ["no_ids"],
     };
-    const server = await serve([turn, turn]);
+    const server = await serveOpenAI([turn, turn]);
     const first = await ask(server);
     const again = await ask(server);
     const ids = first.result.message.content.map((block) => block.type === "tool_use" && block.id);
@@ -189,7 +179,7 @@ describe("the OpenAI provider, streaming through the SDK", () => {
   });
 
   it("returns tool calls that come with finish_reason stop, so the loop still runs them", async () => {
-    const server = await serve([
+    const server = await serveOpenAI([
       { kind: "reply", content: [bash("a", "echo hi")], finish: "stop" },
     ]);
     const { result } = await ask(server);
@@ -198,7 +188,7 @@ describe("the OpenAI provider, streaming through the SDK", () => {
   });
 
   it('reads "" arguments of a parameterless tool as an empty input', async () => {
-    const server = await serve([
+    const server = await serveOpenAI([
       {
         kind: "reply",
         content: [{ type: "tool_use", id: "call_1", name: "list_todos", partialJson: "" }],
@@ -212,7 +202,7 @@ describe("the OpenAI provider, streaming through the SDK", () => {
 
   it("keeps invalid argument JSON as the raw string, for the toolbox to reject", async () => {
     const broken = '{"command": "ls", }';
-    const server = await serve([
+    const server = await serveOpenAI([
       {
         kind: "reply",
         content: [{ type: "tool_use", id: "call_1", name: "bash", partialJson: broken }],
@@ -229,13 +219,13 @@ describe("the OpenAI provider, streaming through the SDK", () => {
     ["content_filter", "refusal"],
     ["something_new", "unknown"],
   ])("maps finish_reason %s to stop reason %s", async (finish, stopReason) => {
-    const server = await serve([{ kind: "reply", content: [text("partial")], finish }]);
+    const server = await serveOpenAI([{ kind: "reply", content: [text("partial")], finish }]);
     const { result } = await ask(server);
     expect(result).toMatchObject({ stopReason, rawStopReason: finish });
   });
 
   it("asks again after an empty reply and says so with a retry event", async () => {
-    const server = await serve([
+    const server = await serveOpenAI([
       { kind: "reply", content: [] },
       { kind: "no_chunks" },
       { kind: "reply", content: [text("ok")] },
@@ -250,7 +240,7 @@ describe("the OpenAI provider, streaming through the SDK", () => {
   });
 
   it("gives up with an empty_reply error after two more empty replies", async () => {
-    const server = await serve([
+    const server = await serveOpenAI([
       { kind: "reply", content: [] },
       { kind: "reply", content: [text("  \n")] },
       { kind: "no_chunks" },
@@ -265,7 +255,7 @@ describe("the OpenAI provider, streaming through the SDK", () => {
   });
 
   it("stops waiting and throws when the signal is aborted mid-stream", async () => {
-    const server = await serve([
+    const server = await serveOpenAI([
       { kind: "stall", content: [text("a long answer that never ends")] },
     ]);
     const controller = new AbortController();

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { agentLoop, createLoopState } from "../src/loop.js";
 import type { AssistantBlock, Message, ToolUseBlock } from "../src/messages.js";
 import { createOpenAIProvider } from "../src/providers/openai.js";
@@ -23,23 +23,11 @@ import {
   type FakeOpenAI,
   type FakeTurn,
   type RecordedRequest,
-  startFakeOpenAI,
+  serveOpenAI,
   type ToolCallQuirk,
 } from "./support/fake-openai-server.js";
 import { createProbeTool, PROBE } from "./support/probe-tool.js";
 import { bash, text } from "./support/scripted-provider.js";
-
-const servers: FakeOpenAI[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function serve(turns: FakeTurn[]): Promise<FakeOpenAI> {
-  const server = await startFakeOpenAI();
-  server.script(turns);
-  servers.push(server);
-  return server;
-}
 
 const probe = (id: string, outcome = "ok"): AssistantBlock => ({
   type: "tool_use",
@@ -71,7 +59,7 @@ async function ask(server: FakeOpenAI, messages: Message[] = [{ role: "user", co
 
 /** The agent loop with real bash and the probe tool, against the fake server. */
 async function runLoop(turns: FakeTurn[], messages: Message[] = []) {
-  const server = await serve(turns);
+  const server = await serveOpenAI(turns);
   const cwd = mkdtempSync(join(tmpdir(), "agentloop-ids-"));
   const state = createLoopState([...messages, { role: "user", content: "do the task" }]);
   const repairs: string[] = [];
@@ -128,7 +116,7 @@ const idsOf = (messages: Message[]) => messages.flatMap(callsIn).map((call) => c
 
 describe("the OpenAI provider, when a server gives two calls of a reply one id", () => {
   it("keeps each call's own name and arguments and renames the repeated id, saying so", async () => {
-    const server = await serve([
+    const server = await serveOpenAI([
       {
         kind: "reply",
         content: [bash("dup", "echo one"), probe("dup")],
@@ -145,7 +133,7 @@ describe("the OpenAI provider, when a server gives two calls of a reply one id",
   it.each(
     withLabels([[], ["whole_calls"], ["repeat_id_and_name"], ["empty_name_later"], ["name_later"]]),
   )("keeps three calls with one id apart, also with the quirks [%s]", async (_, quirks) => {
-    const server = await serve([
+    const server = await serveOpenAI([
       {
         kind: "reply",
         content: [bash("same", "echo 1"), bash("same", "echo 2"), bash("same", "echo 3")],
@@ -173,7 +161,7 @@ describe("the OpenAI provider, when a server gives two calls of a reply one id",
         ],
       },
     ];
-    const server = await serve([{ kind: "reply", content: [bash("call_1", "echo again")] }]);
+    const server = await serveOpenAI([{ kind: "reply", content: [bash("call_1", "echo again")] }]);
     const { reply, repairs } = await ask(server, history);
     expect(reply.message.content).toEqual([bash("call_1_3", "echo again")]);
     expect(repairs).toEqual([
@@ -183,7 +171,9 @@ describe("the OpenAI provider, when a server gives two calls of a reply one id",
   });
 
   it("changes nothing and reports nothing when the ids are unique", async () => {
-    const server = await serve([{ kind: "reply", content: [bash("a", "ls"), bash("b", "pwd")] }]);
+    const server = await serveOpenAI([
+      { kind: "reply", content: [bash("a", "ls"), bash("b", "pwd")] },
+    ]);
     const { reply, repairs } = await ask(server);
     expect(reply.message.content).toEqual([bash("a", "ls"), bash("b", "pwd")]);
     expect(repairs).toEqual([]);
@@ -211,7 +201,7 @@ describe("the OpenAI provider, when a server changes, omits or delays what ident
   )(
     "reads two calls, each with its first id, name and arguments, under [%s]",
     async (_, quirks) => {
-      const server = await serve([{ kind: "reply", content: two, quirks }]);
+      const server = await serveOpenAI([{ kind: "reply", content: two, quirks }]);
       const { reply, repairs } = await ask(server);
       expect(reply.message.content).toEqual(two);
       expect(repairs).toEqual([]);
@@ -219,7 +209,7 @@ describe("the OpenAI provider, when a server changes, omits or delays what ident
   );
 
   it('reads "" arguments of a parameterless tool when its id changes from chunk to chunk', async () => {
-    const server = await serve([
+    const server = await serveOpenAI([
       {
         kind: "reply",
         content: [
@@ -334,7 +324,7 @@ describe("repairing a reply as it arrives", () => {
   });
 
   it("asks again when the only call had no name, rather than record an empty reply", async () => {
-    const server = await serve([
+    const server = await serveOpenAI([
       {
         kind: "reply",
         content: [{ type: "tool_use", id: "n", name: "", input: { command: "ls" } }],

@@ -11,6 +11,7 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { onTestFinished } from "vitest";
 import { problemWithRequest } from "./chat-request-validator.js";
 import { type FakeReply, replyChunks } from "./fake-openai-chunks.js";
 
@@ -93,6 +94,14 @@ export function countChatTokens(body: Record<string, unknown>): number {
   let total = 0;
   for (const item of items) total += Math.ceil(JSON.stringify(item).length / 4);
   return total;
+}
+
+/** A fake server for the running test, scripted with `turns`, closed when the test finishes. */
+export async function serveOpenAI(turns: FakeTurn[]): Promise<FakeOpenAI> {
+  const server = await startFakeOpenAI();
+  server.script(turns);
+  onTestFinished(() => server.close());
+  return server;
 }
 
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
