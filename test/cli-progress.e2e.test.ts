@@ -26,7 +26,10 @@ describe("the progress line", () => {
   it("spins while the model thinks and times a slow tool, erasing each before the output", async () => {
     const sandbox = freshSandbox();
     model.script([
-      { ...reply(toolUse("t1", "bash", { command: "sleep 1.2; printf 'wo%s\\n' ke" })), pauseMs: 700 },
+      {
+        ...reply(toolUse("t1", "bash", { command: "sleep 1.2; printf 'wo%s\\n' ke" })),
+        pauseMs: 700,
+      },
       { ...reply(text("The command slept.")), pauseMs: 700 },
     ]);
     const terminal = await openRepl({
