@@ -90,6 +90,28 @@ describe("the bash tool sends bounded, readable output", () => {
     expect(result.content).not.toContain("\uFFFD");
   });
 
+  it.each([
+    ["60,000 CJK characters", "\\u4e2d\\u6587", 30_000, 3],
+    ["emoji", "\\U0001F600\\U0001F680", 10_000, 4],
+  ])("keeps %s to about 50 KB, cut between characters", async (_, pair, repeats, size) => {
+    const result = await run(bashTool(), `python3 -c "print('${pair}' * ${repeats})"`);
+    const [head = "", note = "", tail = ""] = result.content.split(
+      /\n(\[\.\.\. output cut .*\])\n/,
+    );
+    expect(Buffer.byteLength(head) + Buffer.byteLength(tail)).toBeLessThanOrEqual(
+      50_000 + "\n[exit code 0]".length,
+    );
+    expect(Buffer.byteLength(result.content)).toBeLessThanOrEqual(50_000 + 300);
+    expect(head.length).toBeGreaterThan(1000);
+    expect(tail).toMatch(/\n\[exit code 0\]$/);
+    expect(tail.length).toBeGreaterThan(1000);
+    expect(isWellFormed(result.content)).toBe(true);
+    expect(result.content).not.toContain("\uFFFD");
+    const total = 2 * repeats * size + 1;
+    expect(note).toContain(`${total.toLocaleString("en-US")} bytes, 1 line in all`);
+    expect(statSync(savedPath(result.content)).size).toBe(total);
+  });
+
   it("interleaves stdout and stderr in the order they were written", async () => {
     const result = await run(bashTool(), "echo out1; echo err1 >&2; echo out2; echo err2 >&2");
     expect(result.content).toBe("out1\nerr1\nout2\nerr2\n[exit code 0]");

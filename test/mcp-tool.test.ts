@@ -169,6 +169,16 @@ describe("bounded results", () => {
     expect(note).toContain(`${text.length} characters, 100 lines in all`);
     expect(readFileSync(path, "utf8")).toBe(text);
   });
+
+  it("are bounded in UTF-8 bytes too, cut between characters", () => {
+    const directory = join(mkdtempSync(join(tmpdir(), "agentloop-mcp-")), "outputs");
+    const text = "漢字".repeat(30);
+    const result = bounded(text, { maxChars: 40, outputDirectory: directory, toolName: "t" });
+    const [head, , tail] = splitNote(result);
+    expect(Buffer.byteLength(head) + Buffer.byteLength(tail)).toBeLessThanOrEqual(40);
+    expect(head).toBe("漢字".repeat(3));
+    expect(tail).toBe("漢字".repeat(3));
+  });
 });
 
 function splitNote(result: string): [string, string, string] {

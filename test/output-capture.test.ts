@@ -11,9 +11,13 @@ const dir = mkdtempSync(join(tmpdir(), "agentloop-capture-"));
 let files = 0;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function capture(chunks: Uint8Array[], maxChars: number): { output: CapturedOutput; path: string } {
+function capture(
+  chunks: Uint8Array[],
+  maxChars: number,
+  maxBytes?: number,
+): { output: CapturedOutput; path: string } {
   const path = join(dir, `output-${++files}.txt`);
-  const capture = new OutputCapture({ maxChars, fullOutputPath: path });
+  const capture = new OutputCapture({ maxChars, maxBytes, fullOutputPath: path });
   for (const chunk of chunks) capture.write(Buffer.from(chunk), "stdout");
   return { output: capture.finish(), path };
 }
@@ -71,6 +75,58 @@ describe("OutputCapture", () => {
     );
   });
 
+  it("never sends more than maxBytes of UTF-8, and cuts between characters", () => {
+    fc.assert(
+      fc.property(
+        outputBytes,
+        fc.array(fc.nat(), { maxLength: 8 }),
+        fc.integer({ min: 4, max: 400 }),
+        (bytes, points, maxBytes) => {
+          const { output } = capture(split(bytes, points), 200, maxBytes);
+          if (output.kind === "text") {
+            expect(utf8(output.text)).toBeLessThanOrEqual(maxBytes);
+          } else if (output.kind === "cut") {
+            expect(utf8(output.head) + utf8(output.tail)).toBeLessThanOrEqual(maxBytes);
+            expect(isWellFormed(output.head) && isWellFormed(output.tail)).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it.each([
+    // 60,000 CJK characters: 60,000 UTF-16 units, 180,000 bytes.
+    ["CJK", Array.from({ length: 60_000 }, (_, i) => String.fromCharCode(0x4e00 + (i % 20_000)))],
+    // 15,000 emoji: only 30,000 UTF-16 units, within maxChars, but 60,000 bytes.
+    ["emoji", Array.from({ length: 15_000 }, (_, i) => String.fromCodePoint(0x1f300 + (i % 700)))],
+  ])("bounds %s text by bytes, keeping whole characters at both ends", (_, characters) => {
+    const text = characters.join("");
+    const bytes = Buffer.from(text);
+    // Odd-sized writes, so characters are split between them.
+    const chunks = split(
+      bytes,
+      Array.from({ length: 40 }, (_, i) => i * 4099),
+    );
+    const { output, path } = capture(chunks, 50_000, 50_000);
+    if (output.kind !== "cut") throw new Error(`expected a cut, got ${output.kind}`);
+    expect(utf8(output.head) + utf8(output.tail)).toBeLessThanOrEqual(50_000);
+    // Each half is filled to within one character of its 25,000 bytes.
+    expect(utf8(output.head)).toBeGreaterThan(25_000 - 4);
+    expect(utf8(output.tail)).toBeGreaterThan(25_000 - 4);
+    expect(text.startsWith(output.head)).toBe(true);
+    expect(text.endsWith(output.tail)).toBe(true);
+    expect(`${output.head}${output.tail}`).not.toContain("\uFFFD");
+    expect(isWellFormed(output.head) && isWellFormed(output.tail)).toBe(true);
+    expect(output.totalBytes).toBe(bytes.length);
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+  });
+
+  it("shows text within both limits whole", () => {
+    const text = "中文😀".repeat(1000);
+    expect(capture([Buffer.from(text)], 50_000, 50_000).output).toEqual({ kind: "text", text });
+  });
+
   it("gives the same result however the output was split into writes", () => {
     fc.assert(
       fc.property(outputBytes, fc.array(fc.nat(), { maxLength: 8 }), (bytes, points) => {
@@ -112,6 +168,10 @@ describe("OutputCapture", () => {
     expect(capture.finish()).toMatchObject({ kind: "cut", saved: { error: /ENOENT/ } });
   });
 });
+
+function utf8(text: string): number {
+  return Buffer.byteLength(text, "utf8");
+}
 
 function withoutPath(output: CapturedOutput): unknown {
   return output.kind === "text" ? output : { ...output, saved: undefined };

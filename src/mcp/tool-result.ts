@@ -63,11 +63,15 @@ function base64Bytes(data: string): number {
 /** The text cleaned of terminal escapes and, when longer than the bound, cut in the middle. */
 export function bounded(text: string, bounds: ResultBounds): string {
   const clean = cleanTerminalText(text);
-  if (clean.length <= bounds.maxChars) return clean;
+  // Characters and UTF-8 bytes both, as for bash: CJK text or emoji cost no more than ASCII.
+  const maxBytes = bounds.maxChars;
+  if (clean.length <= bounds.maxChars && Buffer.byteLength(clean) <= maxBytes) return clean;
   const half = Math.floor(bounds.maxChars / 2);
   const size = `${plural(clean.length, "character")}, ${plural(lineCount(clean), "line")}`;
   const saved = save(text, bounds);
-  return `${firstChars(clean, half)}\n[... output cut in the middle: ${size} in all; ${saved} ...]\n${lastChars(clean, half)}`;
+  const head = firstChars(clean, half, Math.floor(maxBytes / 2));
+  const tail = lastChars(clean, half, Math.floor(maxBytes / 2));
+  return `${head}\n[... output cut in the middle: ${size} in all; ${saved} ...]\n${tail}`;
 }
 
 function save(text: string, bounds: ResultBounds): string {

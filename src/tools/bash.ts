@@ -19,6 +19,8 @@ export interface BashOptions {
   cwd: string;
   /** Characters of output sent back to the model; the middle is cut beyond this. */
   maxOutputChars?: number;
+  /** UTF-8 bytes of output sent back to the model, so other scripts cost no more than ASCII. */
+  maxOutputBytes?: number;
   /** The environment commands start from (made non-interactive, secrets removed); default process.env. */
   env?: NodeJS.ProcessEnv;
   /** Variables to keep from commands besides the agent's own API keys. */
@@ -38,6 +40,7 @@ export interface BashOptions {
 export const DEFAULT_TIMEOUT_SECONDS = 120;
 export const MAX_TIMEOUT_SECONDS = 600;
 const DEFAULT_MAX_OUTPUT_CHARS = 50_000;
+const DEFAULT_MAX_OUTPUT_BYTES = 50_000;
 
 export function createBashTool(options: BashOptions): Tool<BashInput> {
   const session = new ShellSession({
@@ -88,6 +91,7 @@ export async function runBash(
   const call = session.prepare();
   const capture = new OutputCapture({
     maxChars: options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS,
+    maxBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     fullOutputPath: call.fullOutputPath,
   });
   const argv = ["bash", "--noprofile", "--norc", "-c", input.command];

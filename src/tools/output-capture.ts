@@ -20,6 +20,11 @@ export type OutputSource = "stdout" | "stderr";
 export interface OutputCaptureOptions {
   /** Characters of text the model is shown at most: half from the start, half from the end. */
   maxChars: number;
+  /**
+   * UTF-8 bytes of text the model is shown at most, split the same way; no limit if left out.
+   * Without it, `maxChars` of Chinese text or emoji would be up to three times as many bytes.
+   */
+  maxBytes?: number;
   /** The file for the complete output, should it be needed. */
   fullOutputPath: string;
 }
@@ -39,6 +44,7 @@ const NEWLINE = 0x0a;
 
 export class OutputCapture {
   private readonly maxChars: number;
+  private readonly maxBytes: number;
   private readonly fullOutputPath: string;
   /**
    * Bytes kept at each end. A character takes at most four bytes, and escape sequences and
@@ -56,6 +62,7 @@ export class OutputCapture {
 
   constructor(options: OutputCaptureOptions) {
     this.maxChars = options.maxChars;
+    this.maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
     this.fullOutputPath = options.fullOutputPath;
     this.keepBytes = 4 * options.maxChars;
   }
@@ -102,16 +109,17 @@ export class OutputCapture {
       return { kind: "binary", totalBytes: this.totalBytes, saved: this.saveAll() };
     }
     const half = Math.floor(this.maxChars / 2);
+    const halfBytes = Math.floor(this.maxBytes / 2);
     const cleanHead = trimBlankEdges(cleanTerminalText(headText));
-    if (whole && cleanHead.length <= this.maxChars) {
+    if (whole && cleanHead.length <= this.maxChars && utf8Length(cleanHead) <= this.maxBytes) {
       this.closeFile();
       return { kind: "text", text: cleanHead };
     }
     const cleanTail = whole ? cleanHead : trimBlankEdges(cleanTerminalText(tailText));
     return {
       kind: "cut",
-      head: firstChars(cleanHead, half),
-      tail: lastChars(cleanTail, half),
+      head: firstChars(cleanHead, half, halfBytes),
+      tail: lastChars(cleanTail, half, halfBytes),
       totalBytes: this.totalBytes,
       lines: this.newlines + (this.lastByte === NEWLINE ? 0 : 1),
       saved: this.saveAll(),
@@ -198,18 +206,69 @@ function sizeOf(pieces: Piece[]): number {
   return pieces.reduce((sum, piece) => sum + piece.bytes.length, 0);
 }
 
-/** The first `count` UTF-16 units of `text`, one fewer if that would split a surrogate pair. */
-export function firstChars(text: string, count: number): string {
-  if (text.length <= count) return text;
-  const end = isHighSurrogate(text.charCodeAt(count - 1)) ? count - 1 : count;
-  return text.slice(0, Math.max(end, 0));
+/**
+ * The longest start of `text` within `count` UTF-16 units and `maxBytes` bytes of UTF-8,
+ * ending on a character boundary (a surrogate pair is kept or left out whole).
+ */
+export function firstChars(
+  text: string,
+  count: number,
+  maxBytes = Number.POSITIVE_INFINITY,
+): string {
+  if (text.length <= count && utf8Length(text) <= maxBytes) return text;
+  let end = 0;
+  let bytes = 0;
+  while (end < text.length) {
+    const [units, size] = characterAt(text, end);
+    if (end + units > count || bytes + size > maxBytes) break;
+    end += units;
+    bytes += size;
+  }
+  return text.slice(0, end);
 }
 
-/** The last `count` UTF-16 units of `text`, one fewer if that would split a surrogate pair. */
-export function lastChars(text: string, count: number): string {
-  if (text.length <= count) return text;
-  const start = text.length - count;
-  return text.slice(isLowSurrogate(text.charCodeAt(start)) ? start + 1 : start);
+/**
+ * The longest end of `text` within `count` UTF-16 units and `maxBytes` bytes of UTF-8,
+ * starting on a character boundary (a surrogate pair is kept or left out whole).
+ */
+export function lastChars(
+  text: string,
+  count: number,
+  maxBytes = Number.POSITIVE_INFINITY,
+): string {
+  if (text.length <= count && utf8Length(text) <= maxBytes) return text;
+  let start = text.length;
+  let bytes = 0;
+  while (start > 0) {
+    const [units, size] = characterBefore(text, start);
+    if (text.length - start + units > count || bytes + size > maxBytes) break;
+    start -= units;
+    bytes += size;
+  }
+  return text.slice(start);
+}
+
+/** The UTF-16 units and UTF-8 bytes of the character that starts at `index`. */
+function characterAt(text: string, index: number): [units: number, bytes: number] {
+  const code = text.charCodeAt(index);
+  if (isHighSurrogate(code) && isLowSurrogate(text.charCodeAt(index + 1))) return [2, 4];
+  return [1, unitBytes(code)];
+}
+
+/** The UTF-16 units and UTF-8 bytes of the character that ends just before `end`. */
+function characterBefore(text: string, end: number): [units: number, bytes: number] {
+  const code = text.charCodeAt(end - 1);
+  if (isLowSurrogate(code) && end >= 2 && isHighSurrogate(text.charCodeAt(end - 2))) return [2, 4];
+  return [1, unitBytes(code)];
+}
+
+/** UTF-8 bytes of a character of one UTF-16 unit (a lone surrogate becomes U+FFFD: 3 bytes). */
+function unitBytes(code: number): number {
+  return code < 0x80 ? 1 : code < 0x800 ? 2 : 3;
+}
+
+function utf8Length(text: string): number {
+  return Buffer.byteLength(text, "utf8");
 }
 
 function isHighSurrogate(code: number): boolean {
