@@ -18,6 +18,21 @@ describe("the bash tool keeps the working directory between calls", () => {
     expect((await run(tool, "basename $PWD")).content).toBe("sub\n[exit code 0]");
   });
 
+  it("keeps it when the tool's own files live under a path with quotes and spaces", async () => {
+    const tempDir = join(workspace(), "it's a $dir `x`");
+    mkdirSync(tempDir);
+    const tool = bashTool({ tempDir });
+    await run(tool, "mkdir sub && cd sub");
+    expect((await run(tool, "basename $PWD")).content).toBe("sub\n[exit code 0]");
+  });
+
+  it("leaves nothing of its own in the command's environment", async () => {
+    const tool = bashTool();
+    expect((await run(tool, "env | grep -c -e ^BASH_ENV= -e ^AGENTLOOP_CWD_FILE=")).content).toBe(
+      "0\n[exit code 1]",
+    );
+  });
+
   it("does not mention the directory when it did not change", async () => {
     const tool = bashTool();
     expect((await run(tool, "cd . && echo same")).content).toBe("same\n[exit code 0]");

@@ -27,8 +27,10 @@ export interface PreparedCall {
   marker: string;
   fullOutputPath: string;
   cwdFile: string;
-  startupFile: string;
 }
+
+/** The variable that tells the startup file where this command records its last directory. */
+const CWD_FILE_VARIABLE = "AGENTLOOP_CWD_FILE";
 
 export class ShellSession {
   private readonly root: string;
@@ -38,6 +40,7 @@ export class ShellSession {
   private readonly token = randomBytes(6).toString("hex");
   private cwd: string;
   private tempDir: string | null = null;
+  private startupFile: string | null = null;
   private calls = 0;
 
   constructor(options: ShellSessionOptions) {
@@ -56,26 +59,45 @@ export class ShellSession {
       this.cwd = this.root;
     }
     const cwdFile = join(dir, `cwd-${id}`);
-    const startupFile = join(dir, `startup-${id}.sh`);
-    // bash reads $BASH_ENV before the command, so the command string runs exactly as given
-    // (its line numbers and error messages unchanged). The file unsets BASH_ENV so that scripts
-    // the command runs do not read it too, sends stderr into stdout so both arrive in order,
-    // and records the final directory on exit, also after `exit N` or a failing command.
-    const recordDirectory = `builtin pwd >| ${shellQuote(cwdFile)} 2>/dev/null`;
-    writeFileSync(
-      startupFile,
-      `unset BASH_ENV\nexec 2>&1\ntrap ${shellQuote(recordDirectory)} EXIT\n`,
-    );
     const marker = `${this.token}:${id}`;
     return {
       cwd: this.cwd,
       lostDirectory,
-      env: { ...this.baseEnv, [JOB_MARKER_VARIABLE]: marker, BASH_ENV: startupFile, PWD: this.cwd },
+      env: {
+        ...this.baseEnv,
+        [JOB_MARKER_VARIABLE]: marker,
+        // bash expands $BASH_ENV before reading it: a path with `$` or a backquote stays a path.
+        BASH_ENV: this.startup(dir).replace(/[\\$`]/g, "\\$&"),
+        [CWD_FILE_VARIABLE]: cwdFile,
+        PWD: this.cwd,
+      },
       marker,
       fullOutputPath: join(dir, `output-${id}.txt`),
       cwdFile,
-      startupFile,
     };
+  }
+
+  /**
+   * The file bash reads ($BASH_ENV) before the command, so the command string runs exactly as
+   * given (its line numbers and error messages unchanged); written once per session. It unsets
+   * the variables it uses so that scripts the command runs do not read them, sends stderr into
+   * stdout so both arrive in order, and records the final directory on exit, also after
+   * `exit N` or a failing command (the path is quoted into the trap with bash's own @Q).
+   */
+  private startup(dir: string): string {
+    if (this.startupFile) return this.startupFile;
+    const path = join(dir, "startup.sh");
+    writeFileSync(
+      path,
+      [
+        `trap "builtin pwd >| \${${CWD_FILE_VARIABLE}@Q} 2>/dev/null" EXIT`,
+        `unset BASH_ENV ${CWD_FILE_VARIABLE}`,
+        "exec 2>&1",
+        "",
+      ].join("\n"),
+    );
+    this.startupFile = path;
+    return path;
   }
 
   /** Takes over the directory the command ended in; returns it if it changed. */
@@ -87,7 +109,6 @@ export class ShellSession {
       // Killed, or the command replaced the EXIT trap: the directory stays what it was.
     }
     rmSync(call.cwdFile, { force: true });
-    rmSync(call.startupFile, { force: true });
     if (!ended || ended === this.cwd || !isDirectory(ended)) return null;
     this.cwd = ended;
     return ended;
@@ -99,6 +120,7 @@ export class ShellSession {
     await killProcesses({ groups: [], markers: [`${this.token}:`] }, KILL_GRACE_MS);
     if (this.tempDir) rmSync(this.tempDir, { recursive: true, force: true });
     this.tempDir = null;
+    this.startupFile = null;
   }
 
   private temporaryDirectory(): string {
@@ -113,8 +135,4 @@ function isDirectory(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`;
 }
