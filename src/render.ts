@@ -5,6 +5,7 @@
 import type { CompactionEvent, LoopEvent } from "./events.js";
 import type { ToolUseBlock } from "./messages.js";
 import type { MarkdownStream } from "./terminal/markdown.js";
+import { count, plural } from "./wording.js";
 
 export interface Output {
   write(text: string): unknown;
@@ -139,13 +140,12 @@ export function describeCall(call: ToolUseBlock): string {
 export function describeCompaction(event: CompactionEvent): string {
   const what =
     event.kind === "clear"
-      ? `cleared ${event.cleared.length} old tool result${event.cleared.length === 1 ? "" : "s"}`
+      ? `cleared ${plural(event.cleared.length, "old tool result")}`
       : `summarised ${event.summarizedCount} messages`;
   const why = { auto: "", too_long: " after the API said the request was too long", manual: "" }[
     event.trigger
   ];
-  const tokens = (n: number) => Math.round(n).toLocaleString("en-US");
-  return `compacted${why}: ${what}, ${tokens(event.tokensBefore)} → ${tokens(event.tokensAfter)} tokens (window ${tokens(event.contextWindow)})`;
+  return `compacted${why}: ${what}, ${count(event.tokensBefore)} → ${count(event.tokensAfter)} tokens (window ${count(event.contextWindow)})`;
 }
 
 const DIFF_COLORS: Record<string, string> = { "+": "32", "-": "31", "@": "36" };

@@ -29,6 +29,7 @@ import {
 } from "./session.js";
 import { createSessionTools } from "./session-tools.js";
 import { buildSystemPrompt } from "./system-prompt.js";
+import { count } from "./wording.js";
 
 /** Room kept for the reply when the provider sets no output limit of its own. */
 const DEFAULT_OUTPUT_RESERVE = 8192;
@@ -129,7 +130,7 @@ export async function startSession(
     });
   };
   if (provider.device) {
-    const tokens = contextWindowOf(compaction.value, provider).toLocaleString("en-US");
+    const tokens = count(contextWindowOf(compaction.value, provider));
     notices.push(`local model ${provider.model} on ${provider.device}, context ${tokens} tokens.`);
   }
   const session = createAgentSession({

@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ClearedResult } from "../events.js";
 import type { Message, ToolResultBlock, ToolUseBlock, UserMessage } from "../messages.js";
+import { plural } from "../wording.js";
 
 /** Every stub starts with this, so a result that is already a stub is not cleared again. */
 export const STUB_PREFIX = "[agentloop cleared this result to save context";
@@ -96,7 +97,7 @@ function stubFor(
     where = `saved in full to ${path}`;
   }
   const lines = result.content.split("\n").length;
-  const size = `${result.content.length.toLocaleString("en-US")} characters, ${lines.toLocaleString("en-US")} line${lines === 1 ? "" : "s"}`;
+  const size = `${plural(result.content.length, "character")}, ${plural(lines, "line")}`;
   return `${STUB_PREFIX}: ${describeCall(call)} ${endingOf(result)}; ${size}; ${where}.]`;
 }
 

@@ -8,6 +8,7 @@ import type { LimitHit } from "../limits.js";
 import type { LoopState } from "../loop-state.js";
 import { type Message, textOf } from "../messages.js";
 import type { ModelReply, Provider, ToolDefinition } from "../providers/provider.js";
+import { count } from "../wording.js";
 import { clearOldResults } from "./clear-results.js";
 import { createSizeEstimator, type RequestText } from "./estimate.js";
 import {
@@ -262,8 +263,4 @@ async function* summaryReply(request: CompactionRequest, messages: Message[]) {
     if (step.done) return step.value;
     if (step.value.type === "retry") yield step.value;
   }
-}
-
-function count(n: number): string {
-  return Math.round(n).toLocaleString("en-US");
 }

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EXIT } from "../exit-codes.js";
+import { count } from "../wording.js";
 import { approvedServers } from "./approval.js";
 import { loadMcpServers } from "./config.js";
 import { connectMcpServers } from "./connections.js";
@@ -57,10 +58,10 @@ export async function runMcpList(options: McpListOptions): Promise<number> {
       }
       const bytes = status.tools.reduce((sum, tool) => sum + tool.definitionBytes, 0);
       stdout(
-        `${server.name}  connected  ${status.tools.length} tools, ${bytes.toLocaleString("en-US")} bytes per request  (${where})`,
+        `${server.name}  connected  ${status.tools.length} tools, ${count(bytes)} bytes per request  (${where})`,
       );
       for (const tool of status.tools) {
-        stdout(`  ${tool.name}  ${tool.definitionBytes.toLocaleString("en-US")} B`);
+        stdout(`  ${tool.name}  ${count(tool.definitionBytes)} B`);
       }
     }
     for (const sentence of left) stdout(sentence);

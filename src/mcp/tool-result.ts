@@ -10,7 +10,7 @@ import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/typ
 import { firstChars, lastChars } from "../tools/output-capture.js";
 import { cleanTerminalText } from "../tools/terminal-text.js";
 import type { ToolOutput } from "../tools/tool.js";
-import { count, plural } from "../tools/wording.js";
+import { count, plural } from "../wording.js";
 
 export interface ResultBounds {
   /** Characters the model is shown at most: half from the start, half from the end. */

@@ -15,6 +15,7 @@ import type {
 import { ConfigError, ProviderError } from "../errors.js";
 import { type AssistantBlock, emptyUsage, type StopReason, type Usage } from "../messages.js";
 import { prepareForRequest } from "../transcript.js";
+import { plural } from "../wording.js";
 import { callIdPrefix } from "./call-ids.js";
 import { toChatFunctions, toChatHistory, toGrammarSchema } from "./local-history.js";
 import type { ModelReply, Provider, ToolDefinition } from "./provider.js";
@@ -105,7 +106,7 @@ export async function createLocalProvider(options: LocalProviderOptions): Promis
     contextWindow: context.contextSize,
     device: llama.gpu
       ? `${llama.gpu.toUpperCase()} (${(await llama.getGpuDeviceNames()).join(", ")})`
-      : `CPU, ${threads} thread${threads === 1 ? "" : "s"}`,
+      : `CPU, ${plural(threads, "thread")}`,
     async *stream(request) {
       const { messages, repairs } = prepareForRequest(request.messages);
       for (const repair of repairs) options.onRepair?.(repair);

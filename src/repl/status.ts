@@ -5,6 +5,7 @@ import type { AgentSession } from "../agent-session.js";
 import { costOf } from "../cost.js";
 import type { Usage } from "../messages.js";
 import type { SessionControls } from "../setup.js";
+import { count } from "../wording.js";
 
 /** `claude-sonnet-4-6 · anthropic · ask · session ID · 3% of context` */
 export function startLine(session: AgentSession, controls: SessionControls): string {
@@ -36,7 +37,6 @@ export function costReport(session: AgentSession): string {
   if (tokensIn(usage) + usage.output_tokens === 0) {
     return "No requests yet in this session: 0 tokens, $0.";
   }
-  const count = (tokens: number) => tokens.toLocaleString("en-US");
   const cost = session.cost();
   const price =
     cost === null

@@ -3,11 +3,11 @@
 // after the session, cannot wait for input, and sends the model bounded, readable text.
 
 import { constants } from "node:os";
+import { count, plural } from "../wording.js";
 import { type CapturedOutput, OutputCapture } from "./output-capture.js";
 import { runShellProcess, type ShellEnding } from "./shell-process.js";
 import { ShellSession } from "./shell-session.js";
 import type { Tool, ToolOutput } from "./tool.js";
-import { count, plural } from "./wording.js";
 
 export type BashInput = {
   command: string;

@@ -5,13 +5,13 @@
 import { constants } from "node:fs";
 import { access, readFile, stat } from "node:fs/promises";
 import { diffLines } from "diff";
+import { plural } from "../wording.js";
 import { writeFileAtomically } from "./atomic-write.js";
 import { describeLines, explainMiss, findOccurrences, lineAt } from "./edit-match.js";
 import type { FileReads } from "./file-reads.js";
 import type { Tool, ToolOutput } from "./tool.js";
 import { resolveToolPath } from "./tool-path.js";
 import { unifiedDiff } from "./unified-diff.js";
-import { plural } from "./wording.js";
 
 export type Replacement = {
   old_string: string;

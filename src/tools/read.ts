@@ -6,6 +6,7 @@
 
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { count, plural } from "../wording.js";
 import { closestNames } from "./closest-names.js";
 import type { FileReads } from "./file-reads.js";
 import { type Line, LineReader } from "./line-reader.js";
@@ -13,7 +14,6 @@ import { looksBinary } from "./terminal-text.js";
 import type { Tool, ToolOutput } from "./tool.js";
 import { failure, success } from "./tool.js";
 import { resolveToolPath } from "./tool-path.js";
-import { count, plural } from "./wording.js";
 
 export type ReadInput = {
   file_path: string;

@@ -10,7 +10,7 @@ import {
   type StructuredPatch,
   structuredPatch,
 } from "diff";
-import { count } from "./wording.js";
+import { count } from "../wording.js";
 
 export interface UnifiedDiffOptions {
   /** Unchanged lines shown around each change (default 3). */
