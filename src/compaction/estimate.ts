@@ -32,9 +32,24 @@ export function createSizeEstimator(): SizeEstimator {
     }
     return chars;
   };
-  const charsOfRequest = (request: RequestText, messages: readonly Message[]) => {
-    let chars = request.system.length + JSON.stringify(request.tools).length;
-    for (const message of messages) chars += charsOf(message);
+  // The tool definitions stay the same array until they change, so they are measured once too.
+  const measuredTools = new WeakMap<readonly ToolDefinition[], number>();
+  const charsOfTools = (tools: readonly ToolDefinition[]) => {
+    let chars = measuredTools.get(tools);
+    if (chars === undefined) {
+      chars = JSON.stringify(tools).length;
+      measuredTools.set(tools, chars);
+    }
+    return chars;
+  };
+  /** Characters of a request sending the first `count` of `messages`. */
+  const charsOfRequest = (
+    request: RequestText,
+    messages: readonly Message[],
+    count = messages.length,
+  ) => {
+    let chars = request.system.length + charsOfTools(request.tools);
+    for (let index = 0; index < count; index += 1) chars += charsOf(messages[index] as Message);
     return chars;
   };
   let tokensPerChar = DEFAULT_TOKENS_PER_CHAR;
@@ -44,8 +59,8 @@ export function createSizeEstimator(): SizeEstimator {
     calibrate(state, request) {
       const report = state.lastRequestSize;
       if (!report || report.inputTokens <= 0) return;
-      const sent = state.messages.slice(0, report.messageCount);
-      tokensPerChar = report.inputTokens / charsOfRequest(request, sent);
+      const sent = Math.min(report.messageCount, state.messages.length);
+      tokensPerChar = report.inputTokens / charsOfRequest(request, state.messages, sent);
     },
   };
 }

@@ -111,10 +111,11 @@ export async function createLocalProvider(options: LocalProviderOptions): Promis
       const { messages, repairs } = prepareForRequest(request.messages);
       for (const repair of repairs) options.onRepair?.(repair);
       const history = toChatHistory(request.system, messages);
+      const functions = toChatFunctions(request.tools);
       const promptTokens = chat.chatWrapper
         .generateContextState({
           chatHistory: history,
-          availableFunctions: toChatFunctions(request.tools),
+          availableFunctions: functions,
         })
         .contextText.tokenize(model.tokenizer).length;
       const room = context.contextSize - Math.min(maxTokens, Math.floor(context.contextSize / 4));
@@ -139,7 +140,7 @@ export async function createLocalProvider(options: LocalProviderOptions): Promis
           )
         : chat.generateResponse(history, {
             ...settings,
-            functions: toChatFunctions(request.tools) as ChatModelFunctions,
+            functions,
           });
       generation.then(
         () => texts.end(),
@@ -154,9 +155,14 @@ export async function createLocalProvider(options: LocalProviderOptions): Promis
         throw new ProviderError("server", `The local model failed: ${(error as Error).message}`);
       }
       const usage = usageSince(sequence, before);
-      const prefix = callIdPrefix(request.messages);
+      // Hashing the history is worth it only for a reply that calls tools.
+      let hashed: string | undefined;
+      const prefix = () => {
+        hashed ??= callIdPrefix(request.messages);
+        return hashed;
+      };
       return required
-        ? forcedCallReply(response, prefix, usage)
+        ? forcedCallReply(response, prefix(), usage)
         : toModelReply(response, prefix, usage);
     },
     async dispose() {
@@ -171,7 +177,7 @@ export async function createLocalProvider(options: LocalProviderOptions): Promis
 
 function toModelReply(
   response: LlamaChatResponse<ChatModelFunctions>,
-  idPrefix: string,
+  idPrefix: () => string,
   usage: Usage,
 ): ModelReply {
   const content: AssistantBlock[] = [];
@@ -179,7 +185,7 @@ function toModelReply(
   for (const [index, call] of (response.functionCalls ?? []).entries()) {
     content.push({
       type: "tool_use",
-      id: `${idPrefix}_${index}`,
+      id: `${idPrefix()}_${index}`,
       name: call.functionName,
       input: call.params ?? {},
     });
