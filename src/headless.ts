@@ -2,6 +2,7 @@
 // prints every loop event as a JSON line and then the same result object. Field names follow
 // what people already script against (see the README for the schema).
 
+import { ConfigError, ProviderError, type ProviderErrorKind } from "./errors.js";
 import type { LoopStop, LoopStopReason } from "./events.js";
 import type { Usage } from "./messages.js";
 
@@ -22,6 +23,11 @@ export interface RunResult {
   stop_reason: LoopStopReason;
   /** Present when the run did not succeed: one sentence saying why. */
   error?: string;
+  /**
+   * Present when stop_reason is "error": the provider's error kind (rate_limited, server, ...),
+   * "config" for a setup the user must fix, or "internal".
+   */
+  error_kind?: ErrorKind;
   /** Model requests made in this run. */
   num_turns: number;
   usage: Usage;
@@ -30,6 +36,8 @@ export interface RunResult {
   session_id: string;
   duration_ms: number;
 }
+
+export type ErrorKind = ProviderErrorKind | "config" | "internal";
 
 export function subtypeFor(reason: LoopStopReason): ResultSubtype {
   switch (reason) {
@@ -70,10 +78,16 @@ export function buildResult(
     result: stop.finalText,
     stop_reason: stop.reason,
     ...(subtype === "success" ? {} : { error: stop.detail }),
+    ...(stop.reason === "error" ? { error_kind: errorKindOf(stop.error) } : {}),
     num_turns: facts.numTurns,
     usage: facts.usage,
     total_cost_usd: facts.costUsd,
     session_id: facts.sessionId,
     duration_ms: Math.round(facts.durationMs),
   };
+}
+
+function errorKindOf(error: Error | undefined): ErrorKind {
+  if (error instanceof ProviderError) return error.kind;
+  return error instanceof ConfigError ? "config" : "internal";
 }

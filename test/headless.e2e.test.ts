@@ -93,6 +93,19 @@ describe("headless runs", () => {
     },
   );
 
+  it("names the kind of error, so a batch can tell a flaky API from a broken request", async () => {
+    const refused: FakeTurn = {
+      kind: "http_error",
+      status: 400,
+      errorType: "invalid_request_error",
+      message: "bad",
+    };
+    const run = await headless([refused], ["the task"]);
+    const result = JSON.parse(run.stdout);
+    expectValid(validResult, result);
+    expect(result).toMatchObject({ stop_reason: "error", error_kind: "invalid_request" });
+  });
+
   it("prints only schema-valid events in stream-json, ending with a valid result", async () => {
     const run = await headless(
       [
