@@ -5,6 +5,7 @@
 import { cpus, loadavg } from "node:os";
 import { anthropicProviderBenchmark } from "./anthropic-provider.js";
 import { bashOutputBenchmark } from "./bash-output.js";
+import { batchBenchmark } from "./batch.js";
 import { cliBenchmark } from "./cli.js";
 import { compactionBenchmark } from "./compaction.js";
 import { firstRequestBenchmark } from "./first-request.js";
@@ -25,6 +26,7 @@ const benchmarks: Benchmark[] = [
   cliBenchmark,
   bashOutputBenchmark,
   compactionBenchmark,
+  batchBenchmark,
   localModelBenchmark,
   viewerBenchmark,
 ];

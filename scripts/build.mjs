@@ -16,7 +16,9 @@ const shared = {
   logLevel: "warning",
   define: { AGENTLOOP_VERSION: JSON.stringify(version) },
   // The local model engine loads native binaries from its own package: it stays a package.
-  external: ["node-llama-cpp"],
+  // BullMQ (the Redis queue of `agentloop batch`) is an optional dependency, found at run time
+  // only by those who use the queue.
+  external: ["node-llama-cpp", "bullmq"],
   // Bundled CommonJS dependencies call require(); give the ESM bundle one.
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",

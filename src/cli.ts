@@ -6,6 +6,7 @@ import { type CommandLine, parseCommandLine, type RunOptions, USAGE } from "./co
 import { ConfigError } from "./errors.js";
 import { EXIT, isConfigurationError } from "./exit-codes.js";
 import { runOneShot } from "./one-shot.js";
+import { endWithParent } from "./parent-watch.js";
 import { sessionLines } from "./repl/session-list.js";
 import { openReplTerminal } from "./repl/terminal.js";
 import { runRepl } from "./repl.js";
@@ -17,6 +18,12 @@ declare const AGENTLOOP_VERSION: string;
 const VERSION = typeof AGENTLOOP_VERSION === "string" ? AGENTLOOP_VERSION : "development";
 
 export async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "batch") {
+    const { runBatchCommand } = await import("./batch/batch-command.js");
+    const io = { stdout: process.stdout, stderr: process.stderr, env: process.env };
+    const agentArgv = [process.execPath, process.argv[1] as string];
+    return runBatchCommand(argv.slice(1), { ...io, agentArgv }).catch(fail);
+  }
   let command: CommandLine;
   try {
     command = parseCommandLine(argv);
@@ -113,6 +120,7 @@ function fail(error: unknown): number {
   return EXIT.runtimeError;
 }
 
+endWithParent(process.env);
 main(process.argv.slice(2)).then((code) => {
   process.exitCode = code;
   // Background children of bash commands are ended by the toolbox; nothing else may keep

@@ -60,6 +60,8 @@ export const USAGE = `Usage:
   agentloop sessions             list this directory's sessions
   agentloop view [ID]            replay a session in the browser (--port N, --open, --export FILE)
   agentloop mcp list             the MCP servers here, their state, tools and request bytes
+  agentloop batch run TASKS.jsonl --out DIR   run many tasks, each in a fresh clone
+                                 (agentloop batch --help for all batch commands)
 
 Options:
   --model M                      model name (env MODEL_ID); with --provider local, a .gguf path,

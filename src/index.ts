@@ -5,6 +5,10 @@ export {
   type AgentSessionOptions,
   createAgentSession,
 } from "./agent-session.js";
+export { type BatchSummary, type PoolOptions, runPool } from "./batch/pool.js";
+export { type AgentCommand, type RunTaskOptions, runTask } from "./batch/run-task.js";
+export { parseTasks, type Task } from "./batch/task.js";
+export type { TaskResult, TaskStatus } from "./batch/task-result.js";
 export {
   type Compaction,
   type CompactionSettings,

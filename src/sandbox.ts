@@ -130,6 +130,9 @@ export type SandboxCheck = { ok: true } | { ok: false; reason: string };
 
 const CHECK_TIMEOUT_MS = 10_000;
 
+/** How the error of a sandbox that failed its trial run begins (a batch retries those). */
+export const SANDBOX_CANNOT_START = "The sandbox cannot start";
+
 /** Starts the sandbox once with `true` to prove it works here; says why and what to do if not. */
 export async function checkSandbox(options: SandboxOptions): Promise<SandboxCheck> {
   const advice =
@@ -160,5 +163,5 @@ export async function checkSandbox(options: SandboxOptions): Promise<SandboxChec
     });
   });
   if (problem === null) return { ok: true };
-  return { ok: false, reason: `The sandbox cannot start (${problem}). ${advice}` };
+  return { ok: false, reason: `${SANDBOX_CANNOT_START} (${problem}). ${advice}` };
 }
