@@ -13,6 +13,7 @@ import {
   KILL_GRACE_MS,
   killProcesses,
   type ProcessSelector,
+  startTimeOf,
 } from "./process-tree.js";
 
 export type ShellEnding =
@@ -82,9 +83,12 @@ export async function runShellProcess(options: ShellProcessOptions): Promise<She
     child.once("error", (error) => resolve({ kind: "failed-to-start", message: error.message }));
   });
 
+  // Read before the event loop runs again, so the child cannot have been reaped yet. Without
+  // a start time the search reads every process, as it must when nothing started.
   const selector: ProcessSelector = {
     groups: child.pid === undefined ? [] : [child.pid],
     markers: [options.marker],
+    startedSince: child.pid === undefined ? undefined : startTimeOf(child.pid),
   };
   let stopReason: "timed-out" | "interrupted" | null = null;
   let markKilled = () => {};
