@@ -104,7 +104,7 @@ function scanEveryProcess(isOurs: (info: ProcessInfo) => boolean): number[] {
 export async function killProcesses(selector: ProcessSelector, graceMs: number): Promise<void> {
   const terminated = signalAll(selector, "SIGTERM");
   const deadline = Date.now() + graceMs;
-  // Watching the signalled processes is cheap; a full scan below catches any newcomer.
+  // Watching the signalled processes is cheap; the search below catches any newcomer.
   while (Date.now() < deadline && terminated.some((pid) => readStat(pid)?.exited === false)) {
     await sleep(25);
   }

@@ -83,8 +83,7 @@ export async function runShellProcess(options: ShellProcessOptions): Promise<She
     child.once("error", (error) => resolve({ kind: "failed-to-start", message: error.message }));
   });
 
-  // Read before the event loop runs again, so the child cannot have been reaped yet. Without
-  // a start time the search reads every process, as it must when nothing started.
+  // The start time is read before the event loop runs again, so the child is not reaped yet.
   const selector: ProcessSelector = {
     groups: child.pid === undefined ? [] : [child.pid],
     markers: [options.marker],
@@ -114,7 +113,8 @@ export async function runShellProcess(options: ShellProcessOptions): Promise<She
 
   await drain(streams.map(([stream]) => stream));
   capturing = false;
-  const backgroundPids = stopReason ? [] : findProcesses(selector);
+  // A program that did not start has started nothing either.
+  const backgroundPids = stopReason || child.pid === undefined ? [] : findProcesses(selector);
   for (const [stream] of streams) {
     if (backgroundPids.length === 0) stream.destroy();
     // Pipes held by background processes must not keep agentloop itself alive.
