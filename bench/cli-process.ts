@@ -47,11 +47,30 @@ export function startAgainstFake(script: string, args: string[], fake: FakeAnthr
   return { child, startedAt, exited };
 }
 
+/** How often the memory high-water mark is read while a process runs. */
+const RSS_POLL_MS = 20;
+
 /**
- * The most memory the process has held so far (VmHWM), in MB; null once it has exited.
- * The kernel keeps this high-water mark, so a reading late in a run covers all of it.
+ * Follows the most memory the process has held (VmHWM), in MB. The kernel keeps this
+ * high-water mark, so the last reading before the process exits covers nearly all of its run.
  */
-export function peakRssMb(pid: number): number | null {
+export function watchPeakRss(pid: number): { stop(): number } {
+  let peakMb = 0;
+  const read = () => {
+    peakMb = Math.max(peakMb, peakRssMb(pid) ?? 0);
+  };
+  const timer = setInterval(read, RSS_POLL_MS);
+  return {
+    stop() {
+      clearInterval(timer);
+      if (peakMb === 0) throw new Error(`Could not read the memory of ${pid} from /proc.`);
+      return peakMb;
+    },
+  };
+}
+
+/** The process's VmHWM in MB; null once it has exited. */
+function peakRssMb(pid: number): number | null {
   let status: string;
   try {
     status = readFileSync(`/proc/${pid}/status`, "utf8");

@@ -19,6 +19,7 @@ import {
 } from "./permissions.js";
 import { type ResolvedProvider, resolveProvider } from "./providers/presets.js";
 import type { Provider } from "./providers/provider.js";
+import { anthropicOptions, openAIOptions } from "./providers/provider-options.js";
 import { findSessionToResume } from "./resume.js";
 import {
   newSessionId,
@@ -213,6 +214,11 @@ async function startProvider(
     const progress = process.stderr;
     return startLocalProvider({ reference: resolved.model, ...where, progress, onRepair });
   }
-  const { createProvider } = await import("./providers/create-provider.js");
-  return createProvider(resolved, { onRepair });
+  // Each SDK on its own: the one not used is not compiled before the first request.
+  if (resolved.protocol === "anthropic") {
+    const { createAnthropicProvider } = await import("./providers/anthropic.js");
+    return createAnthropicProvider(anthropicOptions(resolved, { onRepair }));
+  }
+  const { createOpenAIProvider } = await import("./providers/openai.js");
+  return createOpenAIProvider(openAIOptions(resolved, { onRepair }));
 }

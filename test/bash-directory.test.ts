@@ -38,6 +38,26 @@ describe("the bash tool keeps the working directory between calls", () => {
     expect((await run(tool, "cd . && echo same")).content).toBe("same\n[exit code 0]");
   });
 
+  it("stays where it was when the command removes the trap that records the directory", async () => {
+    const tool = bashTool();
+    await run(tool, "mkdir -p sub/deeper && cd sub");
+    const result = await run(tool, "trap - EXIT; cd deeper");
+    expect(result.content).toBe("(no output)\n[exit code 0]");
+    expect((await run(tool, "basename $PWD")).content).toBe("sub\n[exit code 0]");
+  });
+
+  it("tells each of two overlapping commands where it ended", async () => {
+    const tool = bashTool();
+    await run(tool, "mkdir early late");
+    const [late, early] = await Promise.all([
+      run(tool, "cd late && sleep 0.3"),
+      run(tool, "cd early"),
+    ]);
+    expect(early.content).toMatch(/\[the working directory is now \/.*\/early\]$/);
+    expect(late.content).toMatch(/\[the working directory is now \/.*\/late\]$/);
+    expect((await run(tool, "basename $PWD")).content).toBe("late\n[exit code 0]");
+  });
+
   it("keeps it when the command runs through a wrapper such as a sandbox", async () => {
     const wrap = (argv: string[]) => ["env", "WRAPPED=yes", "sh", "-c", 'exec "$@"', "sh", ...argv];
     const tool = bashTool({ wrap });

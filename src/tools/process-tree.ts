@@ -6,8 +6,20 @@
 // environment at exec, readable for our own processes) shows which processes carry it. A
 // process that clears its environment is still found while its parent is one of ours. This
 // needs no cgroups and no privileges; it is Linux-only, like the rest of the tool.
+//
+// After each command only the processes it can have started are read: those started since it
+// began among the children of agentloop and of the processes that adopt its orphans (see
+// orphan-adopters.ts), and their descendants, found through /proc/PID/task/TID/children. So a
+// machine running thousands of other processes costs a command nothing more.
 
-import { readdirSync, readFileSync } from "node:fs";
+import { newChildrenOfAdopters } from "./orphan-adopters.js";
+import {
+  listPids,
+  type ProcessInfo,
+  readAllChildren,
+  readEnviron,
+  readStat,
+} from "./proc-files.js";
 
 /** The environment variable that tags every process a command starts. */
 export const JOB_MARKER_VARIABLE = "AGENTLOOP_JOB";
@@ -20,12 +32,18 @@ export interface ProcessSelector {
   groups: readonly number[];
   /** Marker values whose carriers are ours; a value ending in ":" matches as a prefix. */
   markers: readonly string[];
+  /**
+   * When the command began (its first process's start time, see `startTimeOf`). Given, only
+   * processes started since are looked at: the command's own tree and the orphans adopted
+   * since, so the cost follows the command, not the machine. Left out, every process is read
+   * (for the end of a session, when the commands' start times are no longer known).
+   */
+  startedSince?: number;
 }
 
-interface ProcessInfo {
-  pid: number;
-  parent: number;
-  group: number;
+/** The start time of a live (or not yet reaped) process, for `startedSince`. */
+export function startTimeOf(pid: number): number | undefined {
+  return readStat(pid)?.startTime;
 }
 
 /** PIDs of the live processes the selector picks, and of their descendants. */
@@ -35,13 +53,39 @@ export function findProcesses(selector: ProcessSelector): number[] {
     bytes: Buffer.from(`${JOB_MARKER_VARIABLE}=${marker}`),
     exact: !marker.endsWith(":"),
   }));
+  const isOurs = (info: ProcessInfo) => groups.has(info.group) || carriesMarker(info.pid, needles);
+  return selector.startedSince === undefined
+    ? scanEveryProcess(isOurs)
+    : descendantsOf(newChildrenOfAdopters(selector.startedSince), isOurs);
+}
+
+/** The picked processes among `candidates`, and all their live descendants. */
+function descendantsOf(candidates: number[], isOurs: (info: ProcessInfo) => boolean): number[] {
+  const unchecked = new Set(candidates);
+  const ours = new Set<number>();
+  const pending = [...candidates];
+  for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
+    if (ours.has(pid) || pid === process.pid) continue;
+    const info = readStat(pid);
+    // Children of ours are ours too, even if they dropped the marker or changed group.
+    if (!info || (unchecked.delete(pid) && !isOurs(info))) continue;
+    if (!info.exited) ours.add(pid);
+    pending.push(...readAllChildren(pid));
+  }
+  return [...ours];
+}
+
+/** Every process on the machine that is picked, and its descendants, from one pass over /proc. */
+function scanEveryProcess(isOurs: (info: ProcessInfo) => boolean): number[] {
   const children = new Map<number, number[]>();
   const found: number[] = [];
-  for (const info of listProcesses()) {
+  for (const pid of listPids()) {
+    const info = readStat(pid);
+    if (!info || info.exited) continue;
     const siblings = children.get(info.parent);
     if (siblings) siblings.push(info.pid);
     else children.set(info.parent, [info.pid]);
-    if (groups.has(info.group) || carriesMarker(info.pid, needles)) found.push(info.pid);
+    if (isOurs(info)) found.push(info.pid);
   }
   // Children of ours are ours too, even if they dropped the marker or changed group.
   const ours = new Set<number>();
@@ -60,8 +104,8 @@ export function findProcesses(selector: ProcessSelector): number[] {
 export async function killProcesses(selector: ProcessSelector, graceMs: number): Promise<void> {
   const terminated = signalAll(selector, "SIGTERM");
   const deadline = Date.now() + graceMs;
-  // Watching the signalled processes is cheap; a full scan below catches any newcomer.
-  while (Date.now() < deadline && terminated.some((pid) => readStat(pid) !== null)) {
+  // Watching the signalled processes is cheap; the search below catches any newcomer.
+  while (Date.now() < deadline && terminated.some((pid) => readStat(pid)?.exited === false)) {
     await sleep(25);
   }
   for (let round = 0; round < 50; round++) {
@@ -86,44 +130,10 @@ function trySignal(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-function listProcesses(): ProcessInfo[] {
-  const result: ProcessInfo[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    const info = readStat(Number(name));
-    if (info) result.push(info);
-  }
-  return result;
-}
-
-/** The kernel's PF_KTHREAD flag: kernel threads are never ours, and reading them is slow. */
-const KERNEL_THREAD = 0x00200000;
-
-/**
- * Parent and group from /proc/PID/stat; null for processes that are gone, already dead
- * (zombies), or kernel threads.
- */
-function readStat(pid: number): ProcessInfo | null {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-  } catch {
-    return null;
-  }
-  // The command name is in parentheses and may itself contain spaces and parentheses.
-  const [state, parent, group, , , , flags] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  if (state === "Z" || state === "X" || Number(flags) & KERNEL_THREAD) return null;
-  return { pid, parent: Number(parent), group: Number(group) };
-}
-
 function carriesMarker(pid: number, needles: readonly Needle[]): boolean {
   if (needles.length === 0) return false;
-  let environ: Buffer;
-  try {
-    environ = readFileSync(`/proc/${pid}/environ`);
-  } catch {
-    return false;
-  }
+  const environ = readEnviron(pid);
+  if (!environ) return false;
   // Entries are NUL-separated "NAME=value" strings; a match must be a whole entry (or its start).
   return needles.some(({ bytes, exact }) => {
     for (let at = environ.indexOf(bytes); at !== -1; at = environ.indexOf(bytes, at + 1)) {

@@ -13,6 +13,7 @@ import {
   KILL_GRACE_MS,
   killProcesses,
   type ProcessSelector,
+  startTimeOf,
 } from "./process-tree.js";
 
 export type ShellEnding =
@@ -82,9 +83,11 @@ export async function runShellProcess(options: ShellProcessOptions): Promise<She
     child.once("error", (error) => resolve({ kind: "failed-to-start", message: error.message }));
   });
 
+  // The start time is read before the event loop runs again, so the child is not reaped yet.
   const selector: ProcessSelector = {
     groups: child.pid === undefined ? [] : [child.pid],
     markers: [options.marker],
+    startedSince: child.pid === undefined ? undefined : startTimeOf(child.pid),
   };
   let stopReason: "timed-out" | "interrupted" | null = null;
   let markKilled = () => {};
@@ -110,7 +113,8 @@ export async function runShellProcess(options: ShellProcessOptions): Promise<She
 
   await drain(streams.map(([stream]) => stream));
   capturing = false;
-  const backgroundPids = stopReason ? [] : findProcesses(selector);
+  // A program that did not start has started nothing either.
+  const backgroundPids = stopReason || child.pid === undefined ? [] : findProcesses(selector);
   for (const [stream] of streams) {
     if (backgroundPids.length === 0) stream.destroy();
     // Pipes held by background processes must not keep agentloop itself alive.

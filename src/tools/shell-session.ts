@@ -26,7 +26,8 @@ export interface PreparedCall {
   env: Record<string, string>;
   marker: string;
   fullOutputPath: string;
-  cwdFile: string;
+  /** Which of the session's directory records this call writes; see `finish`. */
+  cwdSlot: number;
 }
 
 /** The variable that tells the startup file where this command records its last directory. */
@@ -42,6 +43,13 @@ export class ShellSession {
   private tempDir: string | null = null;
   private startupFile: string | null = null;
   private calls = 0;
+  /**
+   * Directory records not in use. A command writes its final directory to a record of its
+   * own; as commands run one at a time (read-only ones may overlap), one file, written again
+   * by each, is nearly always enough, and no command creates or removes a file.
+   */
+  private readonly freeCwdSlots: number[] = [];
+  private cwdSlots = 0;
 
   constructor(options: ShellSessionOptions) {
     this.root = resolve(options.root);
@@ -58,7 +66,7 @@ export class ShellSession {
       lostDirectory = this.cwd;
       this.cwd = this.root;
     }
-    const cwdFile = join(dir, `cwd-${id}`);
+    const cwdSlot = this.freeCwdSlots.pop() ?? this.cwdSlots++;
     const marker = `${this.token}:${id}`;
     return {
       cwd: this.cwd,
@@ -68,12 +76,12 @@ export class ShellSession {
         [JOB_MARKER_VARIABLE]: marker,
         // bash expands $BASH_ENV before reading it: a path with `$` or a backquote stays a path.
         BASH_ENV: this.startup(dir).replace(/[\\$`]/g, "\\$&"),
-        [CWD_FILE_VARIABLE]: cwdFile,
+        [CWD_FILE_VARIABLE]: this.cwdFile(cwdSlot),
         PWD: this.cwd,
       },
       marker,
       fullOutputPath: join(dir, `output-${id}.txt`),
-      cwdFile,
+      cwdSlot,
     };
   }
 
@@ -82,7 +90,9 @@ export class ShellSession {
    * given (its line numbers and error messages unchanged); written once per session. It unsets
    * the variables it uses so that scripts the command runs do not read them, sends stderr into
    * stdout so both arrive in order, and records the final directory on exit, also after
-   * `exit N` or a failing command (the path is quoted into the trap with bash's own @Q).
+   * `exit N` or a failing command, below the command's marker: a record left by an earlier
+   * command, when this one was killed or replaced the trap, is then told apart. Both are
+   * quoted into the trap when it is set, with bash's own @Q, so the command cannot change them.
    */
   private startup(dir: string): string {
     if (this.startupFile) return this.startupFile;
@@ -90,7 +100,7 @@ export class ShellSession {
     writeFileSync(
       path,
       [
-        `trap "builtin pwd >| \${${CWD_FILE_VARIABLE}@Q} 2>/dev/null" EXIT`,
+        `trap "{ builtin echo \${${JOB_MARKER_VARIABLE}@Q}; builtin pwd; } >| \${${CWD_FILE_VARIABLE}@Q} 2>/dev/null" EXIT`,
         `unset BASH_ENV ${CWD_FILE_VARIABLE}`,
         "exec 2>&1",
         "",
@@ -102,13 +112,17 @@ export class ShellSession {
 
   /** Takes over the directory the command ended in; returns it if it changed. */
   finish(call: PreparedCall): string | null {
-    let ended: string | null = null;
+    this.freeCwdSlots.push(call.cwdSlot);
+    let record = "";
     try {
-      ended = readFileSync(call.cwdFile, "utf8").replace(/\n$/, "");
+      record = readFileSync(this.cwdFile(call.cwdSlot), "utf8");
     } catch {
-      // Killed, or the command replaced the EXIT trap: the directory stays what it was.
+      // No command has written this record yet.
     }
-    rmSync(call.cwdFile, { force: true });
+    // Another command's record means this one was killed or replaced the EXIT trap: the
+    // directory stays what it was.
+    const written = `${call.marker}\n`;
+    const ended = record.startsWith(written) ? record.slice(written.length, -1) : null;
     if (!ended || ended === this.cwd || !isDirectory(ended)) return null;
     this.cwd = ended;
     return ended;
@@ -121,6 +135,10 @@ export class ShellSession {
     if (this.tempDir) rmSync(this.tempDir, { recursive: true, force: true });
     this.tempDir = null;
     this.startupFile = null;
+  }
+
+  private cwdFile(slot: number): string {
+    return join(this.temporaryDirectory(), `cwd-${slot}`);
   }
 
   private temporaryDirectory(): string {
