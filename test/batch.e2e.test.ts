@@ -319,6 +319,20 @@ describe("agentloop batch run", () => {
     expect(model.requestsFor("flaky")).toBe(12);
   });
 
+  it("ends what an agent killed with SIGKILL left running in sessions of its own", async () => {
+    // The command starts a daemon outside every process group, then kills its agent, which
+    // so never gets to end its commands.
+    const runaway = "setsid nohup sleep 77.7 >/dev/null 2>&1 & sleep 0.2; kill -9 $PPID";
+    const fixture = makeFixture(model, [task("escape", runaway)]);
+    const run = await runBatch(fixture, "--max-attempts", "1", "--permission-mode", "yolo");
+    expect(run.code, run.stderr).toBe(3);
+    expect(resultOf(fixture.out, "escape")).toMatchObject({
+      status: "error",
+      error: { kind: "worker_died" },
+    });
+    expect(processesIn(fixture.work)).toEqual([]);
+  });
+
   it("counts a sandbox that cannot start as the infrastructure's fault: tried again, exit code 3", async () => {
     const fixture = makeFixture(model, [task("boxed", "true")]);
     // A PATH with git and bash but no bubblewrap.

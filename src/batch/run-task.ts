@@ -3,23 +3,27 @@
 // changed as a patch, remove the workspace, and write result.json last. Every batch command
 // (the local pool, a shard, a queue worker) is a thin layer over this function.
 
+import { randomBytes } from "node:crypto";
 import { appendFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { costOf } from "../cost.js";
-import type { LoopEvent } from "../events.js";
-import { requestUsage } from "../events.js";
-import type { RunResult } from "../headless.js";
-import { addUsage, emptyUsage, type Usage } from "../messages.js";
 import { PARENT_PID_VARIABLE } from "../parent-watch.js";
-import { SANDBOX_CANNOT_START } from "../sandbox.js";
-import { type GroupRun, runInGroup } from "./group-process.js";
+import { killProcesses } from "../tools/process-tree.js";
+import {
+  agentOutcome,
+  describeEnd,
+  emptyFacts,
+  type Facts,
+  type Outcome,
+  stoppedOutcome,
+  takeLine,
+} from "./attempt-outcome.js";
+import { runInGroup } from "./group-process.js";
 import type { Task } from "./task.js";
 import {
   PATCH_FILE,
   RUNNING_FILE,
   type TaskErrorKind,
   type TaskResult,
-  type TaskStatus,
   taskDirectory,
   writeResult,
 } from "./task-result.js";
@@ -32,6 +36,9 @@ import {
   type Workspace,
   workspaceRoot,
 } from "./workspace.js";
+
+/** Tags every process of an attempt, the agent's commands' included. */
+const TASK_MARKER_VARIABLE = "AGENTLOOP_BATCH_ATTEMPT";
 
 /** A task without timeout_s gets this long. */
 export const DEFAULT_TASK_TIMEOUT_S = 1800;
@@ -112,24 +119,6 @@ export async function runTask(options: RunTaskOptions): Promise<TaskResult> {
   return result;
 }
 
-interface Outcome {
-  status: TaskStatus;
-  exitCode: number | null;
-  error: TaskResult["error"];
-}
-
-/** What the agent reported as it ran; the result line, once it arrives, is the final word. */
-interface Facts {
-  turns: number;
-  usage: Usage;
-  cost: number | null;
-  result: RunResult | undefined;
-}
-
-function emptyFacts(): Facts {
-  return { turns: 0, usage: emptyUsage(), cost: null, result: undefined };
-}
-
 async function setUpAndRun(
   options: RunTaskOptions & {
     workspace: Workspace;
@@ -162,10 +151,12 @@ async function setUpAndRun(
   }
   const before = await startingTree(workspace, task.setup !== undefined);
   const model = task.model ?? options.agent.model;
+  const marker = randomBytes(8).toString("hex");
   const run = await runInGroup({
     ...common,
     env: {
       ...env,
+      [TASK_MARKER_VARIABLE]: marker,
       // Sessions are kept with the task's results, written as the agent goes.
       XDG_STATE_HOME: join(options.directory, "state"),
       [PARENT_PID_VARIABLE]: String(process.pid),
@@ -178,6 +169,9 @@ async function setUpAndRun(
       if (cost !== null) options.onCost?.(cost);
     },
   });
+  // An agent killed before it could end its commands (SIGKILL after the grace) leaves those
+  // that started sessions of their own; they all still carry the attempt's marker.
+  await killProcesses({ groups: [], markers: [marker], variable: TASK_MARKER_VARIABLE }, 0);
   const patch = await changesSince(workspace, before).catch(async (error: Error) => {
     // The agent may have broken the repository (removed .git, say); its result still counts.
     await appendFile(log("stderr.txt"), `agentloop batch: no patch: ${error.message}\n`);
@@ -201,80 +195,6 @@ function agentFlags(options: RunTaskOptions, model: string): string[] {
     "-p",
     task.prompt,
   ];
-}
-
-/** Reads one stream-json line into `facts`; returns the attempt's cost when it changed. */
-function takeLine(line: string, facts: Facts, model: string): number | null {
-  let event: LoopEvent | RunResult;
-  try {
-    event = JSON.parse(line);
-  } catch {
-    return null;
-  }
-  if (event.type === "result") {
-    facts.result = event;
-    return event.total_cost_usd;
-  }
-  const used = requestUsage(event);
-  if (!used) return null;
-  facts.turns += 1;
-  facts.usage = addUsage(facts.usage, used);
-  facts.cost = costOf(model, facts.usage);
-  return facts.cost;
-}
-
-function stoppedOutcome(run: GroupRun): Outcome {
-  if (run.stopped === "timeout") {
-    return {
-      status: "timeout",
-      exitCode: run.exitCode,
-      error: null,
-    };
-  }
-  return { status: "cancelled", exitCode: run.exitCode, error: null };
-}
-
-/** Success, an agent that did not get there (failed), or a run that broke (error). */
-function agentOutcome(run: GroupRun, result: RunResult | undefined, stderr: string): Outcome {
-  const exitCode = run.exitCode;
-  if (!result) {
-    const kind: TaskErrorKind =
-      exitCode !== 2 ? "worker_died" : stderr.includes(SANDBOX_CANNOT_START) ? "sandbox" : "config";
-    const message = `the agent ended with ${describeEnd(run)} and no result; see its stderr log`;
-    return { status: "error", exitCode, error: { kind, message } };
-  }
-  if (result.subtype === "success") return { status: "success", exitCode, error: null };
-  const message = result.error ?? result.stop_reason;
-  switch (result.stop_reason) {
-    case "error":
-      return { status: "error", exitCode, error: { kind: kindOf(result), message } };
-    case "interrupted":
-      // Nobody here stopped it: something outside ended the agent.
-      return { status: "error", exitCode, error: { kind: "worker_died", message } };
-    default:
-      return { status: "failed", exitCode, error: null };
-  }
-}
-
-function kindOf(result: RunResult): TaskErrorKind {
-  switch (result.error_kind) {
-    case "rate_limited":
-    case "server":
-    case "stream_stalled":
-    case "empty_reply":
-      return "retries_exhausted";
-    case "authentication":
-    case "model_not_found":
-    case "unreachable":
-    case "config":
-      return "config";
-    default:
-      return "agent";
-  }
-}
-
-function describeEnd(run: GroupRun): string {
-  return run.signal ? `signal ${run.signal}` : `code ${run.exitCode}`;
 }
 
 function errorOf(kind: TaskErrorKind, error: unknown): TaskResult["error"] {

@@ -32,6 +32,8 @@ export interface ProcessSelector {
   groups: readonly number[];
   /** Marker values whose carriers are ours; a value ending in ":" matches as a prefix. */
   markers: readonly string[];
+  /** The variable the markers are values of; default JOB_MARKER_VARIABLE. */
+  variable?: string;
   /**
    * When the command began (its first process's start time, see `startTimeOf`). Given, only
    * processes started since are looked at: the command's own tree and the orphans adopted
@@ -50,7 +52,7 @@ export function startTimeOf(pid: number): number | undefined {
 export function findProcesses(selector: ProcessSelector): number[] {
   const groups = new Set(selector.groups);
   const needles = selector.markers.map((marker) => ({
-    bytes: Buffer.from(`${JOB_MARKER_VARIABLE}=${marker}`),
+    bytes: Buffer.from(`${selector.variable ?? JOB_MARKER_VARIABLE}=${marker}`),
     exact: !marker.endsWith(":"),
   }));
   const isOurs = (info: ProcessInfo) => groups.has(info.group) || carriesMarker(info.pid, needles);
