@@ -78,6 +78,11 @@ export function toolUses(message: AssistantMessage): ToolUseBlock[] {
   return message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
 }
 
+/** A call without a name is answered by no tool and rejected by servers (transcript.ts). */
+export function hasName(use: ToolUseBlock): boolean {
+  return typeof use.name === "string" && use.name.trim() !== "";
+}
+
 export function textOf(message: Message): string {
   if (typeof message.content === "string") return message.content;
   return message.content

@@ -5,15 +5,17 @@
 // user. The stored transcript is never changed; each repair is described in one sentence.
 // A reply is repaired once as it arrives (repairReply), before the loop runs or records it.
 
-import type {
-  AssistantBlock,
-  AssistantMessage,
-  Message,
-  ToolResultBlock,
-  ToolUseBlock,
-  UserBlock,
-  UserMessage,
+import {
+  type AssistantBlock,
+  type AssistantMessage,
+  hasName,
+  type Message,
+  type ToolResultBlock,
+  type ToolUseBlock,
+  type UserBlock,
+  type UserMessage,
 } from "./messages.js";
+import { isValidTranscript } from "./transcript-valid.js";
 
 export interface PreparedTranscript {
   messages: Message[];
@@ -26,6 +28,16 @@ const EMPTY_ERROR = "The tool failed without printing anything.";
 
 /** Returns a copy of the messages that the API accepts, and what had to change. */
 export function prepareForRequest(messages: readonly Message[]): PreparedTranscript {
+  if (isValidTranscript(messages)) return { messages: [...messages], repairs: [] };
+  return repairTranscript(messages);
+}
+
+/**
+ * Every repair, each walking the whole history: what prepareForRequest does when the quick
+ * check (transcript-valid.ts) finds something to change. Exported so tests can hold the two
+ * to the same answers.
+ */
+export function repairTranscript(messages: readonly Message[]): PreparedTranscript {
   const repairs: string[] = [];
   let current = [...messages];
   // A repair can expose another (dropping an orphan result can empty a message, whose
@@ -158,13 +170,13 @@ function dropNamelessCalls(messages: Message[], repairs: string[]): Message[] {
     if (message.role !== "assistant") continue;
     const nameless = new Set(
       toolUsesIn(message)
-        .filter((use) => !isNamed(use))
+        .filter((use) => !hasName(use))
         .map((use) => use.id),
     );
     if (nameless.size === 0) continue;
     result[index] = {
       role: "assistant",
-      content: message.content.filter((block) => block.type !== "tool_use" || isNamed(block)),
+      content: message.content.filter((block) => block.type !== "tool_use" || hasName(block)),
     };
     const next = messages[index + 1];
     const answered = new Set<string>();
@@ -209,8 +221,8 @@ export function repairReply(history: readonly Message[], reply: AssistantMessage
       content.push(block);
       continue;
     }
-    changed ||= !isNamed(block) || seen.has(block.id);
-    if (!isNamed(block)) {
+    changed ||= !hasName(block) || seen.has(block.id);
+    if (!hasName(block)) {
       const args = JSON.stringify(block.input) ?? "";
       const shown = args.length > 200 ? `${args.slice(0, 200)}…` : args;
       repairs.push(
@@ -312,10 +324,6 @@ function userBlocks(message: UserMessage): UserBlock[] {
 function toolUsesIn(message: Message): ToolUseBlock[] {
   if (message.role !== "assistant") return [];
   return message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
-}
-
-function isNamed(use: ToolUseBlock): boolean {
-  return typeof use.name === "string" && use.name.trim() !== "";
 }
 
 function freshId(id: string, taken: Set<string>): string {

@@ -7,7 +7,8 @@ import type {
   ToolUseBlock,
   UserBlock,
 } from "../src/messages.js";
-import { MISSING_RESULT, prepareForRequest } from "../src/transcript.js";
+import { MISSING_RESULT, prepareForRequest, repairTranscript } from "../src/transcript.js";
+import { isValidTranscript } from "../src/transcript-valid.js";
 import { validateRequest } from "./support/fake-anthropic-validation.js";
 
 const text = (value: string) => ({ type: "text", text: value }) as const;
@@ -160,6 +161,26 @@ const cases: Case[] = [
   },
 ];
 
+const ids = fc.constantFrom("a", "b", "c");
+const userBlock = fc.oneof(
+  fc.constantFrom("", " ", "hi", "ok \n").map(text),
+  ids.map((id) => result(id)),
+  ids.map((id) => ({ ...result(id, ""), is_error: true })),
+);
+const assistantBlock = fc.oneof(
+  fc.constantFrom("", "hi ", "sure").map(text),
+  ids.map(call),
+  ids.map((id) => ({ ...call(id), name: "" })),
+);
+const anyMessage = fc.oneof(
+  fc.array(userBlock, { maxLength: 4 }).map((content): Message => ({ role: "user", content })),
+  fc.constantFrom("", "a prompt").map((content): Message => ({ role: "user", content })),
+  fc
+    .array(assistantBlock, { maxLength: 4 })
+    .map((content): Message => ({ role: "assistant", content })),
+);
+const anyTranscript = fc.array(anyMessage, { maxLength: 8 });
+
 describe("prepareForRequest", () => {
   it.each(cases)("$name", ({ input, output, repairs }) => {
     const before = structuredClone(input);
@@ -174,21 +195,8 @@ describe("prepareForRequest", () => {
   });
 
   it("turns any mix of blocks and roles into a transcript the API accepts", () => {
-    const ids = fc.constantFrom("a", "b", "c");
-    const userBlock = fc.oneof(
-      fc.constantFrom("", " ", "hi", "ok \n").map(text),
-      ids.map((id) => result(id)),
-    );
-    const assistantBlock = fc.oneof(fc.constantFrom("", "hi ", "sure").map(text), ids.map(call));
-    const message = fc.oneof(
-      fc.array(userBlock, { maxLength: 4 }).map((content): Message => ({ role: "user", content })),
-      fc.constantFrom("", "a prompt").map((content): Message => ({ role: "user", content })),
-      fc
-        .array(assistantBlock, { maxLength: 4 })
-        .map((content): Message => ({ role: "assistant", content })),
-    );
     fc.assert(
-      fc.property(fc.array(message, { maxLength: 8 }), (messages) => {
+      fc.property(anyTranscript, (messages) => {
         const before = structuredClone(messages);
         const prepared = prepareForRequest(messages);
         expect(messages).toEqual(before);
@@ -200,6 +208,26 @@ describe("prepareForRequest", () => {
         expect(prepareForRequest(prepared.messages).repairs).toEqual([]);
       }),
       { numRuns: 1_000 },
+    );
+  });
+
+  it("skips the repairs only for a transcript they would leave as it is", () => {
+    // The valid transcripts that repairs produce, and arbitrary ones, which are rarely valid.
+    const transcripts = fc.oneof(
+      anyTranscript,
+      anyTranscript.map((messages) => repairTranscript(messages).messages),
+    );
+    fc.assert(
+      fc.property(transcripts, (messages) => {
+        const repaired = repairTranscript(messages);
+        const unchanged =
+          repaired.repairs.length === 0 &&
+          repaired.messages.length === messages.length &&
+          repaired.messages.every((message, index) => message === messages[index]);
+        if (isValidTranscript(messages)) expect(unchanged).toBe(true);
+        if (repaired.messages.length > 0) expect(isValidTranscript(repaired.messages)).toBe(true);
+      }),
+      { numRuns: 2_000 },
     );
   });
 });

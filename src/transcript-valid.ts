@@ -1,0 +1,58 @@
+// The fast path of transcript repair (transcript.ts). Almost every request carries the history
+// the previous request carried, already valid, plus one reply and its results; running every
+// repair over it (each pass copying the whole history) cost more per turn the longer the
+// session grew. This check reads each block once and allocates only the set of call ids; when
+// it says yes, the repairs would change nothing, so they are skipped.
+
+import { hasName, type Message, type ToolUseBlock, type UserBlock } from "./messages.js";
+
+/**
+ * True when prepareForRequest would send `messages` exactly as they are, with no repair: roles
+ * alternate from the user, nothing is empty, every tool call has a name and an id of its own and
+ * is answered first and in order in the next message, and nothing else is answered. Anything
+ * unusual, even what needs no repair, answers false and takes the full walk.
+ */
+export function isValidTranscript(messages: readonly Message[]): boolean {
+  const callIds = new Set<string>();
+  let calls: ToolUseBlock[] = [];
+  for (const [index, message] of messages.entries()) {
+    const expected = index % 2 === 0 ? "user" : "assistant";
+    if (message.role !== expected) return false;
+    if (message.role === "assistant") {
+      calls = [];
+      if (message.content.length === 0) return false;
+      for (const block of message.content) {
+        if (block.type === "text" && block.text.trim() === "") return false;
+        if (block.type !== "tool_use") continue;
+        if (!hasName(block) || callIds.has(block.id)) return false;
+        callIds.add(block.id);
+        calls.push(block);
+      }
+      continue;
+    }
+    if (!answersExactly(message.content, calls)) return false;
+    calls = [];
+  }
+  // A call still unanswered at the end, or a final reply ending in whitespace, needs a repair.
+  const last = messages.at(-1);
+  if (last?.role !== "assistant") return true;
+  const block = last.content.at(-1);
+  return calls.length === 0 && (block?.type !== "text" || block.text === block.text.trimEnd());
+}
+
+/** The user message holds one result per call, first and in call order, and no other result. */
+function answersExactly(content: string | UserBlock[], calls: ToolUseBlock[]): boolean {
+  if (typeof content === "string") return calls.length === 0 && content.trim() !== "";
+  if (content.length === 0 || content.length < calls.length) return false;
+  for (const [index, block] of content.entries()) {
+    if (block.type === "text") {
+      if (block.text.trim() === "" || index < calls.length) return false;
+      continue;
+    }
+    if (block.tool_use_id !== calls[index]?.id) return false;
+    if (block.is_error && (typeof block.content !== "string" || block.content.trim() === "")) {
+      return false;
+    }
+  }
+  return true;
+}
