@@ -3,7 +3,7 @@
 // breakpoints, streaming text as it arrives, our own retries around the whole stream, and
 // errors turned into sentences a user can act on.
 
-import Anthropic from "@anthropic-ai/sdk";
+import Anthropic, { type Middleware } from "@anthropic-ai/sdk";
 import type {
   Message as AnthropicMessage,
   Tool as AnthropicTool,
@@ -92,8 +92,8 @@ async function* streamOnce(
   signal: AbortSignal,
   alive: () => void,
 ): AsyncGenerator<StreamEvent, ModelReply> {
-  const watched = client.withOptions({ fetch: fetchReportingProgress(alive) });
-  const stream = watched.messages.stream(params, { signal });
+  const middleware = [reportingProgress(alive)];
+  const stream = client.messages.stream(params, { signal, middleware });
   for await (const event of stream) {
     if (event.type === "content_block_delta" && event.delta.type === "text_delta") {
       if (event.delta.text) yield { type: "text_delta", text: event.delta.text };
@@ -103,12 +103,14 @@ async function* streamOnce(
 }
 
 /**
- * A fetch whose response reports every chunk that arrives. The SDK hides SSE pings, but a
- * server that pings while the model thinks is alive, and the idle timeout must know it.
+ * Makes the response report every chunk that arrives. The SDK hides SSE pings, but a server
+ * that pings while the model thinks is alive, and the idle timeout must know it. A middleware
+ * of this one request, since a client copy with its own fetch (withOptions) costs a whole
+ * client's construction on every request.
  */
-function fetchReportingProgress(alive: () => void): typeof fetch {
-  return async (input, init) => {
-    const response = await fetch(input, init);
+function reportingProgress(alive: () => void): Middleware {
+  return async (request, next) => {
+    const response = await next(request);
     alive();
     if (!response.body) return response;
     const reporting = new TransformStream<Uint8Array, Uint8Array>({
