@@ -42,16 +42,31 @@ export function createSizeEstimator(): SizeEstimator {
     }
     return chars;
   };
+  // Running totals over the history measured last: `totals[i]` is the characters of its first
+  // `i` messages. The next request sends the same messages plus the newest few, so only the new
+  // ones are added up; the shared ones cost a comparison each, not a lookup.
+  const history: Message[] = [];
+  const totals = [0];
+  const charsOfFirst = (messages: readonly Message[], count: number) => {
+    let same = 0;
+    while (same < count && same < history.length && history[same] === messages[same]) same += 1;
+    if (same < count && same < history.length) {
+      history.length = same;
+      totals.length = same + 1;
+    }
+    for (let index = history.length; index < count; index += 1) {
+      const message = messages[index] as Message;
+      history.push(message);
+      totals.push((totals[index] as number) + charsOf(message));
+    }
+    return totals[count] as number;
+  };
   /** Characters of a request sending the first `count` of `messages`. */
   const charsOfRequest = (
     request: RequestText,
     messages: readonly Message[],
     count = messages.length,
-  ) => {
-    let chars = request.system.length + charsOfTools(request.tools);
-    for (let index = 0; index < count; index += 1) chars += charsOf(messages[index] as Message);
-    return chars;
-  };
+  ) => request.system.length + charsOfTools(request.tools) + charsOfFirst(messages, count);
   let tokensPerChar = DEFAULT_TOKENS_PER_CHAR;
 
   return {
