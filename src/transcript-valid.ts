@@ -2,7 +2,9 @@
 // the previous request carried, already valid, plus one reply and its results; running every
 // repair over it (each pass copying the whole history) cost more per turn the longer the
 // session grew. This check reads each block once and allocates only the set of call ids; when
-// it says yes, the repairs would change nothing, so they are skipped.
+// it says yes, the repairs would change nothing, so they are skipped. It runs once a request,
+// too rarely for the optimising compiler to take it up, so it keeps to plain indexed loops,
+// which run fast unoptimised too.
 
 import { hasName, type Message, type ToolUseBlock, type UserBlock } from "./messages.js";
 
@@ -15,23 +17,25 @@ import { hasName, type Message, type ToolUseBlock, type UserBlock } from "./mess
 export function isValidTranscript(messages: readonly Message[]): boolean {
   const callIds = new Set<string>();
   let calls: ToolUseBlock[] = [];
-  for (const [index, message] of messages.entries()) {
-    const expected = index % 2 === 0 ? "user" : "assistant";
-    if (message.role !== expected) return false;
-    if (message.role === "assistant") {
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index] as Message;
+    if (message.role !== (index % 2 === 0 ? "user" : "assistant")) return false;
+    if (message.role === "user") {
+      if (!answersExactly(message.content, calls)) return false;
       calls = [];
-      if (message.content.length === 0) return false;
-      for (const block of message.content) {
-        if (block.type === "text" && block.text.trim() === "") return false;
-        if (block.type !== "tool_use") continue;
-        if (!hasName(block) || callIds.has(block.id)) return false;
-        callIds.add(block.id);
-        calls.push(block);
-      }
       continue;
     }
-    if (!answersExactly(message.content, calls)) return false;
+    const { content } = message;
+    if (content.length === 0) return false;
     calls = [];
+    for (let position = 0; position < content.length; position += 1) {
+      const block = content[position];
+      if (block?.type === "text" && block.text.trim() === "") return false;
+      if (block?.type !== "tool_use") continue;
+      if (!hasName(block) || callIds.has(block.id)) return false;
+      callIds.add(block.id);
+      calls.push(block);
+    }
   }
   // A call still unanswered at the end, or a final reply ending in whitespace, needs a repair.
   const last = messages.at(-1);
@@ -44,7 +48,8 @@ export function isValidTranscript(messages: readonly Message[]): boolean {
 function answersExactly(content: string | UserBlock[], calls: ToolUseBlock[]): boolean {
   if (typeof content === "string") return calls.length === 0 && content.trim() !== "";
   if (content.length === 0 || content.length < calls.length) return false;
-  for (const [index, block] of content.entries()) {
+  for (let index = 0; index < content.length; index += 1) {
+    const block = content[index] as UserBlock;
     if (block.type === "text") {
       if (block.text.trim() === "" || index < calls.length) return false;
       continue;
