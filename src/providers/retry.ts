@@ -154,21 +154,28 @@ async function* watchedAttempt(
   };
 
   const stream = attempt(controller.signal, alive);
+  let finished = false;
   try {
     while (true) {
       alive();
       timer = setTimeout(watch, idleTimeoutMs);
       const step = await Promise.race([stream.next(), stopped]);
       clearTimeout(timer);
+      finished = step.done === true;
       if (step.done) return step.value;
       yield step.value;
     }
   } finally {
     clearTimeout(timer);
     userSignal.removeEventListener("abort", forwardAbort);
-    controller.abort();
-    // Let the attempt run its own cleanup; it has nothing more to tell us.
-    stream.return(undefined as never).catch(() => {});
+    // An attempt left unfinished (an error, or a consumer that stopped early) is aborted, so
+    // its request ends. A finished one has let go of its request; aborting it anyway made an
+    // AbortError and ran every abort listener the SDK and fetch had left, on every turn.
+    if (!finished) {
+      controller.abort();
+      // Let the attempt run its own cleanup; it has nothing more to tell us.
+      stream.return(undefined as never).catch(() => {});
+    }
   }
 }
 
