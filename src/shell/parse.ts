@@ -5,7 +5,7 @@
 // which the permission rules treat as "not proven safe", never as safe.
 
 import { createRequire } from "node:module";
-import { Language, type Node, Parser } from "web-tree-sitter";
+import type { Node, Parser } from "web-tree-sitter";
 import type { Hazard, ParsedScript, Redirect, SimpleCommand, Word } from "./syntax.js";
 
 let loading: Promise<Parser> | null = null;
@@ -22,6 +22,8 @@ export function isShellParserReady(): boolean {
 }
 
 async function loadParser(): Promise<Parser> {
+  // Imported here, on the first tool call, so start-up does not compile its 100 KB of script.
+  const { Language, Parser } = await import("web-tree-sitter");
   // Resolved from this module so the files are found from the sources and from the bundle.
   const require = createRequire(import.meta.url);
   const runtime = require.resolve("web-tree-sitter/web-tree-sitter.wasm");
