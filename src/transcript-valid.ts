@@ -1,12 +1,19 @@
 // The fast path of transcript repair (transcript.ts). Almost every request carries the history
 // the previous request carried, already valid, plus one reply and its results; running every
 // repair over it (each pass copying the whole history) cost more per turn the longer the
-// session grew. This check reads each block once and allocates only the set of call ids; when
-// it says yes, the repairs would change nothing, so they are skipped. It runs once a request,
-// too rarely for the optimising compiler to take it up, so it keeps to plain indexed loops,
-// which run fast unoptimised too.
+// session grew. This check remembers the last history it found valid, and when the next one
+// starts with the same messages (the same objects: messages are never changed once recorded),
+// reads only the messages added since. When it says yes, the repairs would change nothing, so
+// they are skipped. It runs once a request, too rarely for the optimising compiler to take it
+// up, so it keeps to plain indexed loops, which run fast unoptimised too.
 
 import { hasName, type Message, type ToolUseBlock, type UserBlock } from "./messages.js";
+
+/** The last history found valid, and the ids of its tool calls. */
+let lastValid: { messages: readonly Message[]; callIds: Set<string> } = {
+  messages: [],
+  callIds: new Set(),
+};
 
 /**
  * True when prepareForRequest would send `messages` exactly as they are, with no repair: roles
@@ -15,9 +22,29 @@ import { hasName, type Message, type ToolUseBlock, type UserBlock } from "./mess
  * unusual, even what needs no repair, answers false and takes the full walk.
  */
 export function isValidTranscript(messages: readonly Message[]): boolean {
-  const callIds = new Set<string>();
+  const known = startsWith(messages, lastValid.messages);
+  // The ids are copied only when the walk starts over: a valid history that grew needs its own.
+  const callIds = known ? lastValid.callIds : new Set<string>();
+  const valid = isValidFrom(known ? lastValid.messages.length : 0, messages, callIds);
+  lastValid = valid ? { messages: [...messages], callIds } : { messages: [], callIds: new Set() };
+  return valid;
+}
+
+function startsWith(messages: readonly Message[], prefix: readonly Message[]): boolean {
+  if (prefix.length === 0 || messages.length < prefix.length) return false;
+  for (let index = 0; index < prefix.length; index += 1) {
+    if (messages[index] !== prefix[index]) return false;
+  }
+  return true;
+}
+
+/**
+ * Checks the messages from `start` on, the ones before it being a valid history whose call ids
+ * are in `callIds` (a valid history ends with no call unanswered).
+ */
+function isValidFrom(start: number, messages: readonly Message[], callIds: Set<string>) {
   let calls: ToolUseBlock[] = [];
-  for (let index = 0; index < messages.length; index += 1) {
+  for (let index = start; index < messages.length; index += 1) {
     const message = messages[index] as Message;
     if (message.role !== (index % 2 === 0 ? "user" : "assistant")) return false;
     if (message.role === "user") {

@@ -211,21 +211,39 @@ describe("prepareForRequest", () => {
     );
   });
 
-  it("skips the repairs only for a transcript they would leave as it is", () => {
-    // The valid transcripts that repairs produce, and arbitrary ones, which are rarely valid.
-    const transcripts = fc.oneof(
-      anyTranscript,
-      anyTranscript.map((messages) => repairTranscript(messages).messages),
+  it("skips the repairs exactly when they would leave the transcript as it is", () => {
+    const leftAsItIs = (messages: Message[]) => {
+      const repaired = repairTranscript(messages);
+      return (
+        repaired.repairs.length === 0 &&
+        repaired.messages.length === messages.length &&
+        repaired.messages.every((message, index) => message === messages[index])
+      );
+    };
+    // A history grows the way a session's does, from a valid start (what the repairs give),
+    // with a message sometimes replaced, as compaction does; it is checked after every step,
+    // so the check sees the history it found valid last with messages added or changed.
+    // A turn as the loop records it: a call and its result, its id new or one used before.
+    const turn = fc
+      .constantFrom("a", "b", "c", "d", "e", "f")
+      .map((id) => ({ added: [assistant(call(id)), user(result(id))] }));
+    const step = fc.oneof(
+      { arbitrary: turn, weight: 3 },
+      { arbitrary: anyMessage.map((message) => ({ added: [message] })), weight: 2 },
+      { arbitrary: fc.tuple(fc.nat(), anyMessage).map(([at, by]) => ({ at, by })), weight: 1 },
     );
+    const start = anyTranscript.map((messages) => repairTranscript(messages).messages);
     fc.assert(
-      fc.property(transcripts, (messages) => {
-        const repaired = repairTranscript(messages);
-        const unchanged =
-          repaired.repairs.length === 0 &&
-          repaired.messages.length === messages.length &&
-          repaired.messages.every((message, index) => message === messages[index]);
-        if (isValidTranscript(messages)) expect(unchanged).toBe(true);
-        if (repaired.messages.length > 0) expect(isValidTranscript(repaired.messages)).toBe(true);
+      fc.property(start, fc.array(step, { maxLength: 10 }), (first, steps) => {
+        let messages = first;
+        expect(isValidTranscript(messages)).toBe(leftAsItIs(messages));
+        for (const change of steps) {
+          if ("added" in change) messages = [...messages, ...change.added];
+          else if (messages.length > 0) {
+            messages = messages.with(change.at % messages.length, change.by);
+          }
+          expect(isValidTranscript(messages)).toBe(leftAsItIs(messages));
+        }
       }),
       { numRuns: 2_000 },
     );
