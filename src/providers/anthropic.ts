@@ -127,14 +127,20 @@ function reportingProgress(alive: () => void): Middleware {
     const response = await next(request);
     alive();
     if (!response.body) return response;
-    const reporting = new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
+    // One stream pulling from the body: a TransformStream would make two more and a pipe
+    // between them, on every request.
+    const reader = response.body.getReader();
+    const reporting = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { done, value } = await reader.read();
         alive();
-        controller.enqueue(chunk);
+        if (done) controller.close();
+        else controller.enqueue(value);
       },
+      cancel: (reason) => reader.cancel(reason),
     });
     const { status, statusText, headers } = response;
-    return new Response(response.body.pipeThrough(reporting), { status, statusText, headers });
+    return new Response(reporting, { status, statusText, headers });
   };
 }
 
@@ -214,8 +220,6 @@ function messagesWithBreakpoint(messages: Message[]): MessageParam[] {
  */
 function withObjectInputs(message: Message): Message {
   if (message.role === "user") return message;
-  const isObject = (input: unknown) =>
-    typeof input === "object" && input !== null && !Array.isArray(input);
   if (message.content.every((block) => block.type !== "tool_use" || isObject(block.input))) {
     return message;
   }
@@ -223,4 +227,8 @@ function withObjectInputs(message: Message): Message {
     block.type === "tool_use" && !isObject(block.input) ? { ...block, input: {} } : block,
   );
   return { role: "assistant", content };
+}
+
+function isObject(input: unknown): boolean {
+  return typeof input === "object" && input !== null && !Array.isArray(input);
 }
