@@ -64,12 +64,17 @@ export function stoppedOutcome(run: GroupRun): Outcome {
 export function agentOutcome(
   run: GroupRun,
   result: RunResult | undefined,
-  stderr: string,
+  /** The agent's stderr, read only for an agent that could not start. */
+  readStderr: () => string,
 ): Outcome {
   const exitCode = run.exitCode;
   if (!result) {
     const kind: TaskErrorKind =
-      exitCode !== 2 ? "worker_died" : stderr.includes(SANDBOX_CANNOT_START) ? "sandbox" : "config";
+      exitCode !== 2
+        ? "worker_died"
+        : readStderr().includes(SANDBOX_CANNOT_START)
+          ? "sandbox"
+          : "config";
     const message = `the agent ended with ${describeEnd(run)} and no result; see its stderr log`;
     return { status: "error", exitCode, error: { kind, message } };
   }

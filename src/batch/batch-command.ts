@@ -154,6 +154,6 @@ export function workParentOf(command: Pick<RunCommand, "workDir">): string {
 }
 
 function progressStyleOf(command: RunCommand, io: BatchIO): ProgressStyle {
-  if (command.progress === "line") return io.stderr.isTTY ? "line" : "log";
-  return command.progress ?? (io.stderr.isTTY ? "line" : "log");
+  if (command.progress === "jsonl" || command.progress === "none") return command.progress;
+  return io.stderr.isTTY ? "line" : "log";
 }

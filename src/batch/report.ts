@@ -95,12 +95,9 @@ export function mergeShards(shards: string[], out: string): { merged: number; no
     for (const result of collectResults(shard)) {
       const target = taskDirectory(out, result.id);
       const present = readResult(target);
-      if (present && present.finished_at >= result.finished_at) {
-        notices.push(`task ${result.id} is in more than one shard; kept the later result.`);
-        continue;
-      }
       if (present)
         notices.push(`task ${result.id} is in more than one shard; kept the later result.`);
+      if (present && present.finished_at >= result.finished_at) continue;
       rmSync(target, { recursive: true, force: true });
       cpSync(taskDirectory(shard, result.id), target, { recursive: true });
       merged += 1;

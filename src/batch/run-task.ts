@@ -4,7 +4,8 @@
 // (the local pool, a shard, a queue worker) is a thin layer over this function.
 
 import { randomBytes } from "node:crypto";
-import { appendFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { appendFile, mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { PARENT_PID_VARIABLE } from "../parent-watch.js";
 import { killProcesses } from "../tools/process-tree.js";
@@ -179,7 +180,7 @@ async function setUpAndRun(
   });
   await writeFile(join(options.directory, PATCH_FILE), patch);
   if (run.stopped) return stoppedOutcome(run);
-  return agentOutcome(run, facts.result, await readFile(log("stderr.txt"), "utf8").catch(() => ""));
+  return agentOutcome(run, facts.result, () => readTextOrNothing(log("stderr.txt")));
 }
 
 function agentFlags(options: RunTaskOptions, model: string): string[] {
@@ -210,4 +211,12 @@ async function sessionFile(directory: string): Promise<string | null> {
     .sort()
     .at(-1);
   return newest ? relative(directory, join(sessions, newest)) : null;
+}
+
+function readTextOrNothing(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
 }
