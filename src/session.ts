@@ -229,15 +229,8 @@ export interface SessionSummary {
 
 /** Sessions started in `cwd`, newest first. */
 export function listSessions(directory: string, cwd: string): SessionSummary[] {
-  let files: string[];
-  try {
-    files = readdirSync(directory).filter((name) => name.endsWith(".jsonl"));
-  } catch {
-    return [];
-  }
   const summaries: SessionSummary[] = [];
-  for (const file of files) {
-    const path = join(directory, file);
+  for (const path of sessionFiles(directory)) {
     const { header, entries, messages } = readSession(path);
     if (!header || header.cwd !== cwd) continue;
     const first = messages.find((message) => message.role === "user");
@@ -255,4 +248,47 @@ export function listSessions(directory: string, cwd: string): SessionSummary[] {
     });
   }
   return summaries.sort((a, b) => b.startedAt.localeCompare(a.startedAt));
+}
+
+/**
+ * The ids of the sessions started in `cwd`, newest first, as `listSessions` orders them, from
+ * the header lines alone: completing `/resume` on every Tab must not read whole transcripts.
+ */
+export function sessionIds(directory: string, cwd: string): string[] {
+  const headers: SessionHeader[] = [];
+  for (const path of sessionFiles(directory)) {
+    const header = readHeader(path);
+    if (header?.cwd === cwd) headers.push(header);
+  }
+  return headers.sort((a, b) => b.startedAt.localeCompare(a.startedAt)).map((header) => header.id);
+}
+
+function sessionFiles(directory: string): string[] {
+  try {
+    return readdirSync(directory)
+      .filter((name) => name.endsWith(".jsonl"))
+      .map((name) => join(directory, name));
+  } catch {
+    return [];
+  }
+}
+
+/** More than any header line needs (its longest field is a path). */
+const HEADER_BYTES = 16 * 1024;
+
+function readHeader(path: string): SessionHeader | null {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return null;
+  }
+  try {
+    const buffer = Buffer.alloc(HEADER_BYTES);
+    const length = readSync(fd, buffer, 0, HEADER_BYTES, 0);
+    const firstLine = buffer.toString("utf8", 0, length).split("\n")[0] ?? "";
+    return parseSession(`${firstLine}\n`).header;
+  } finally {
+    closeSync(fd);
+  }
 }

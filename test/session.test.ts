@@ -8,6 +8,7 @@ import {
   openSessionWriter,
   parseSession,
   type SessionHeader,
+  sessionIds,
 } from "../src/session.js";
 
 const header = (
@@ -86,6 +87,8 @@ describe("session files", () => {
       ["new", "second task", 0],
       ["old", "first task", 0],
     ]);
+    // Completion reads the header lines only, and names the same sessions in the same order.
+    expect(sessionIds(dir, "/proj")).toEqual(["new", "old"]);
   });
 });
 

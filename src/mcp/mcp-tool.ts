@@ -4,6 +4,7 @@
 
 import { createHash } from "node:crypto";
 import type { CallToolResult, Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
+import { isRecord } from "../settings.js";
 import { failure, type JsonSchemaObject, type Tool } from "../tools/tool.js";
 import { DEFAULT_MAX_RESULT_CHARS, describeResult } from "./tool-result.js";
 
@@ -137,10 +138,6 @@ export function createMcpTool(source: McpToolSource): Tool {
 
 function seconds(ms: number): string {
   return String(Math.round(ms / 100) / 10);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function stringsIn(value: unknown): string[] {

@@ -5,9 +5,10 @@
 import type { AgentSession } from "../agent-session.js";
 import type { LoopEvent } from "../events.js";
 import type { PermissionMode } from "../permissions.js";
-import { listSessions } from "../session.js";
+import { listSessions, sessionIds } from "../session.js";
 import { projectSettingsPath, userSettingsPath } from "../settings.js";
 import type { SessionControls } from "../setup.js";
+import { plural } from "../wording.js";
 import { sessionLines } from "./session-list.js";
 import { costReport } from "./status.js";
 
@@ -132,7 +133,7 @@ export const COMMANDS: Command[] = [
         context.print("Which one? /resume ID; /sessions lists them.");
         return;
       }
-      const ids = listSessions(context.sessionsDirectory, context.cwd).map(({ id }) => id);
+      const ids = sessionIds(context.sessionsDirectory, context.cwd);
       const matches = ids.includes(argument)
         ? [argument]
         : ids.filter((id) => id.startsWith(argument) || id.endsWith(argument));
@@ -150,7 +151,7 @@ export const COMMANDS: Command[] = [
       switchSession(context, id);
       const messages = context.session.state.messages.length;
       context.print(
-        `Resumed session ${id} (${messages} ${messages === 1 ? "message" : "messages"}). The previous one is kept: /resume ${previous}.`,
+        `Resumed session ${id} (${plural(messages, "message")}). The previous one is kept: /resume ${previous}.`,
       );
     },
     complete: (prefix, sources) => sources.sessionIds().filter((id) => id.startsWith(prefix)),

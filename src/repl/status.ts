@@ -3,7 +3,7 @@
 
 import type { AgentSession } from "../agent-session.js";
 import { costOf } from "../cost.js";
-import type { Usage } from "../messages.js";
+import { inputTokensOf, type Usage } from "../messages.js";
 import type { SessionControls } from "../setup.js";
 import { count } from "../wording.js";
 
@@ -17,7 +17,7 @@ export function startLine(session: AgentSession, controls: SessionControls): str
 
 /** `· 1200 in · 80 out · 900 from cache · $0.0012 (session $0.0050) · 4% of context` */
 export function answerSummary(turnUsage: Usage, session: AgentSession): string {
-  const parts = [`${tokensIn(turnUsage)} in`, `${turnUsage.output_tokens} out`];
+  const parts = [`${inputTokensOf(turnUsage)} in`, `${turnUsage.output_tokens} out`];
   if (turnUsage.cache_read_input_tokens > 0) {
     parts.push(`${turnUsage.cache_read_input_tokens} from cache`);
   }
@@ -34,7 +34,7 @@ export function answerSummary(turnUsage: Usage, session: AgentSession): string {
 /** What /cost prints: the session's tokens by kind, and their price when it is known. */
 export function costReport(session: AgentSession): string {
   const usage = session.usage();
-  if (tokensIn(usage) + usage.output_tokens === 0) {
+  if (inputTokensOf(usage) + usage.output_tokens === 0) {
     return "No requests yet in this session: 0 tokens, $0.";
   }
   const cost = session.cost();
@@ -43,15 +43,11 @@ export function costReport(session: AgentSession): string {
       ? `cost unknown (agentloop has no price for ${session.model})`
       : `$${cost.toFixed(4)}`;
   return [
-    `${count(tokensIn(usage))} tokens in (${count(usage.input_tokens)} new`,
+    `${count(inputTokensOf(usage))} tokens in (${count(usage.input_tokens)} new`,
     `, ${count(usage.cache_read_input_tokens)} read from cache`,
     `, ${count(usage.cache_creation_input_tokens)} written to cache)`,
     ` · ${count(usage.output_tokens)} out · ${price}`,
   ].join("");
-}
-
-function tokensIn(usage: Usage): number {
-  return usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
 }
 
 function contextFill(session: AgentSession): string | null {

@@ -2,7 +2,7 @@
 // completion of the slash commands.
 
 import { createInterface, type Interface } from "node:readline";
-import { listSessions } from "../session.js";
+import { sessionIds } from "../session.js";
 import {
   HISTORY_SIZE,
   historyPath,
@@ -20,14 +20,14 @@ export interface ReplTerminal {
 
 export function openReplTerminal(where: { cwd: string; sessionsDirectory: string }): ReplTerminal {
   const history = openInputHistory(historyPath());
-  const sessionIds = () => listSessions(where.sessionsDirectory, where.cwd).map(({ id }) => id);
+  const ids = () => sessionIds(where.sessionsDirectory, where.cwd);
   const readline = createInterface({
     input: process.stdin,
     output: process.stdout,
     terminal: true,
     history: history.entries,
     historySize: HISTORY_SIZE,
-    completer: (line: string) => completeInput(line, { sessionIds }),
+    completer: (line: string) => completeInput(line, { sessionIds: ids }),
   });
   return { readline, input: process.stdin, output: process.stdout, history };
 }
