@@ -7,6 +7,7 @@ import { ConfigError } from "./errors.js";
 import { EXIT, isConfigurationError } from "./exit-codes.js";
 import { runOneShot } from "./one-shot.js";
 import { endWithParent } from "./parent-watch.js";
+import { loadMarkdownRenderer } from "./render.js";
 import { sessionLines } from "./repl/session-list.js";
 import { openReplTerminal } from "./repl/terminal.js";
 import { runRepl } from "./repl.js";
@@ -65,6 +66,12 @@ async function run(options: RunOptions): Promise<number> {
       'No prompt: pass one as an argument (agentloop "task"), with -p, or on stdin.',
     );
   }
+  // Markdown is rendered on a terminal only: load it while the session starts up (settings,
+  // provider SDK, sandbox check), long before the model's first words arrive.
+  const rendersMarkdown = interactive
+    ? process.stdout.isTTY
+    : options.outputFormat === "text" && process.stdout.isTTY && process.stderr.isTTY;
+  if (rendersMarkdown) void loadMarkdownRenderer();
   const where = { cwd: options.cwd, sessionsDirectory: sessionsDirectory() };
   const terminal = interactive ? openReplTerminal(where) : undefined;
   // One live line per terminal; a permission question holds it until it is answered.

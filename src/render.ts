@@ -42,10 +42,6 @@ export function loadMarkdownRenderer(): Promise<void> {
   return markdownLoading;
 }
 
-// On a terminal, load it while the session starts up (settings, provider SDK, sandbox check):
-// that is done long before the model's first words arrive.
-if (process.stdout.isTTY) void loadMarkdownRenderer();
-
 const PREVIEW_LINES = 4;
 const PREVIEW_WIDTH = 160;
 
