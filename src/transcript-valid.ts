@@ -30,6 +30,13 @@ export function isValidTranscript(messages: readonly Message[]): boolean {
   return valid;
 }
 
+/** The ids of the tool calls in `messages`, when they are the history last found valid. */
+export function knownCallIds(messages: readonly Message[]): ReadonlySet<string> | null {
+  const same =
+    messages.length === lastValid.messages.length && startsWith(messages, lastValid.messages);
+  return same ? lastValid.callIds : null;
+}
+
 function startsWith(messages: readonly Message[], prefix: readonly Message[]): boolean {
   if (prefix.length === 0 || messages.length < prefix.length) return false;
   for (let index = 0; index < prefix.length; index += 1) {

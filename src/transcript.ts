@@ -15,7 +15,7 @@ import {
   type UserBlock,
   type UserMessage,
 } from "./messages.js";
-import { isValidTranscript } from "./transcript-valid.js";
+import { isValidTranscript, knownCallIds } from "./transcript-valid.js";
 
 export interface PreparedTranscript {
   messages: Message[];
@@ -211,9 +211,17 @@ export interface RepairedReply {
  * for another's, in this request or on resume.
  */
 export function repairReply(history: readonly Message[], reply: AssistantMessage): RepairedReply {
+  const calls = toolUsesIn(reply);
+  if (calls.length === 0) return { message: reply, repairs: [] };
   const repairs: string[] = [];
-  const seen = new Set(history.flatMap((message) => toolUsesIn(message).map((use) => use.id)));
-  const taken = new Set([...seen, ...toolUsesIn(reply).map((use) => use.id)]);
+  // The history's ids: known already when the request's check found it valid, so a reply does
+  // not cost a walk over the whole session. The reply's own ids are kept apart.
+  const earlier =
+    knownCallIds(history) ??
+    new Set(history.flatMap((message) => toolUsesIn(message).map((use) => use.id)));
+  const inReply = new Set<string>();
+  const isSeen = (id: string) => earlier.has(id) || inReply.has(id);
+  let taken: Set<string> | undefined;
   let changed = false;
   const content: AssistantBlock[] = [];
   for (const block of reply.content) {
@@ -221,7 +229,7 @@ export function repairReply(history: readonly Message[], reply: AssistantMessage
       content.push(block);
       continue;
     }
-    changed ||= !hasName(block) || seen.has(block.id);
+    changed ||= !hasName(block) || isSeen(block.id);
     if (!hasName(block)) {
       const args = JSON.stringify(block.input) ?? "";
       const shown = args.length > 200 ? `${args.slice(0, 200)}…` : args;
@@ -230,14 +238,15 @@ export function repairReply(history: readonly Message[], reply: AssistantMessage
       );
       continue;
     }
-    if (!seen.has(block.id)) {
-      seen.add(block.id);
+    if (!isSeen(block.id)) {
+      inReply.add(block.id);
       content.push(block);
       continue;
     }
+    taken ??= new Set([...earlier, ...calls.map((use) => use.id)]);
     const id = freshId(block.id, taken);
     repairs.push(`Renamed the repeated tool call id ${block.id} in the model's reply to ${id}.`);
-    seen.add(id);
+    inReply.add(id);
     content.push({ ...block, id });
   }
   return { message: changed ? { role: "assistant", content } : reply, repairs };

@@ -5,8 +5,9 @@
 
 import { open, rm, stat } from "node:fs/promises";
 import { homedir } from "node:os";
-import { basename, isAbsolute, join, resolve, sep } from "node:path";
+import { basename, isAbsolute, join, sep } from "node:path";
 import { ConfigError } from "../errors.js";
+import { resolveToolPath } from "../tools/tool-path.js";
 import { cannotDownload, ModelDownloadError, notFound } from "./download-errors.js";
 import {
   type HubFile,
@@ -81,7 +82,7 @@ async function parseReference(reference: string, options: ResolveOptions): Promi
     if (url === null) throw new ConfigError(`${reference} is not a valid address.`);
     return hubSourceOf(url, options.env) ?? { kind: "url", url };
   }
-  const path = expandPath(reference, options);
+  const path = resolveToolPath(options.cwd ?? process.cwd(), reference, home(options.env));
   if (await exists(path)) return { kind: "file", path };
   const looksLikePath =
     isAbsolute(reference) ||
@@ -254,12 +255,6 @@ function cacheRoot(env: NodeJS.ProcessEnv): string {
   const xdg = env.XDG_CACHE_HOME;
   const base = xdg && isAbsolute(xdg) ? xdg : join(home(env), ".cache");
   return join(base, "agentloop", "models");
-}
-
-function expandPath(reference: string, options: ResolveOptions): string {
-  if (reference === "~") return home(options.env);
-  if (reference.startsWith("~/")) return join(home(options.env), reference.slice(2));
-  return resolve(options.cwd ?? process.cwd(), reference);
 }
 
 function home(env: NodeJS.ProcessEnv): string {
