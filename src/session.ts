@@ -46,9 +46,14 @@ export type SessionEntry =
   /** The history was compacted; the messages before it stay in the file, untouched. */
   | (CompactionEvent & { at: string });
 
-export function sessionsDirectory(env: NodeJS.ProcessEnv = process.env): string {
+/** Where agentloop keeps what it learns as it runs: `$XDG_STATE_HOME/agentloop`. */
+export function stateDirectory(env: NodeJS.ProcessEnv = process.env): string {
   const stateHome = env.XDG_STATE_HOME || join(homedir(), ".local", "state");
-  return join(stateHome, "agentloop", "sessions");
+  return join(stateHome, "agentloop");
+}
+
+export function sessionsDirectory(env: NodeJS.ProcessEnv = process.env): string {
+  return join(stateDirectory(env), "sessions");
 }
 
 export function newSessionId(now = new Date()): string {

@@ -27,6 +27,7 @@ import {
   SESSION_FORMAT_VERSION,
   type SessionWriter,
   sessionsDirectory,
+  stateDirectory,
 } from "./session.js";
 import { createSessionTools } from "./session-tools.js";
 import { buildSystemPrompt } from "./system-prompt.js";
@@ -100,7 +101,7 @@ export async function startSession(
       mode,
       env,
       userEnv,
-      stateDirectory: join(directory, ".."),
+      stateDirectory: stateDirectory(userEnv),
       readline: io.readline,
       holdProgress: io.holdProgress,
       keyVariable: resolved.apiKeyEnv,

@@ -3,12 +3,14 @@
 // settings or from --mcp-config are the user's own and need nothing.
 
 import { createHash } from "node:crypto";
-import { mkdir, realpath, rename, writeFile } from "node:fs/promises";
-import { homedir } from "node:os";
+import { mkdir, realpath } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import type { Interface } from "node:readline";
+import { canonicalJson } from "../canonical-json.js";
 import { ConfigError } from "../errors.js";
+import { stateDirectory } from "../session.js";
 import { isRecord, projectSettingsPath, readSettings, userSettingsPath } from "../settings.js";
+import { writeFileAtomically } from "../tools/atomic-write.js";
 import type { McpServerConfig, McpServerEntry } from "./config.js";
 
 export interface McpApprovalQuestion {
@@ -103,8 +105,7 @@ export function parseMcpAnswer(line: string): boolean {
 }
 
 export function mcpApprovalsPath(env: NodeJS.ProcessEnv = process.env): string {
-  const stateHome = env.XDG_STATE_HOME || join(homedir(), ".local", "state");
-  return join(stateHome, "agentloop", "mcp-approvals.json");
+  return join(stateDirectory(env), "mcp-approvals.json");
 }
 
 /** What the question shows: the command line with its env names and cwd, or the URL. */
@@ -128,17 +129,6 @@ function shellQuote(word: string): string {
 /** A changed definition (command, args, env, cwd, url or headers) has another hash. */
 export function definitionHash(config: McpServerConfig): string {
   return createHash("sha256").update(canonicalJson(config)).digest("hex");
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (isRecord(value)) {
-    const keys = Object.keys(value)
-      .filter((key) => value[key] !== undefined)
-      .sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
 }
 
 function userAllowance(
@@ -209,8 +199,6 @@ async function rememberAnswer(
   projects[project] = answers;
   const text = `${JSON.stringify({ ...state, version: 1, projects }, null, 2)}\n`;
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-  // Written beside and renamed, so a crash never leaves half a file; 0600 as it names projects.
-  const temporary = `${file}.${process.pid}.tmp`;
-  await writeFile(temporary, text, { mode: 0o600 });
-  await rename(temporary, file);
+  // All at once, so a crash never leaves half a file; 0600 as it names projects.
+  await writeFileAtomically(file, text, { mode: 0o600 });
 }

@@ -3,13 +3,13 @@
 
 import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { sessionsDirectory } from "../session.js";
+import { stateDirectory } from "../session.js";
 
 /** The most prompts kept, in the file and in memory. */
 export const HISTORY_SIZE = 1000;
 
 export function historyPath(env: NodeJS.ProcessEnv = process.env): string {
-  return join(sessionsDirectory(env), "..", "history");
+  return join(stateDirectory(env), "history");
 }
 
 export interface InputHistory {

@@ -11,6 +11,7 @@
 // made only at a compaction (a copy of the history at that point) and for each summary request,
 // and every request sends a prefix of one context, so a step needs only (context, count).
 
+import { canonicalJson } from "../canonical-json.js";
 import type { ClearedResult } from "../events.js";
 import type { Message } from "../messages.js";
 import { isKnownBlock } from "./known-block.js";
@@ -116,15 +117,4 @@ function withStubs(message: Message, stubs: Map<string, string>): Message {
     return { ...block, content: stub };
   });
   return changed ? { ...message, content } : message;
-}
-
-/** JSON with object keys sorted, so two copies of a message compare equal whatever their key order. */
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) => {
-    if (item === null || typeof item !== "object" || Array.isArray(item)) return item;
-    const sorted: Record<string, unknown> = {};
-    for (const key of Object.keys(item).sort())
-      sorted[key] = (item as Record<string, unknown>)[key];
-    return sorted;
-  });
 }
