@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
-import { firstChars, lastChars } from "../tools/output-capture.js";
+import { firstChars, lastChars, type Saved, showCut } from "../tools/output-capture.js";
 import { cleanTerminalText } from "../tools/terminal-text.js";
 import type { ToolOutput } from "../tools/tool.js";
 import { count, plural } from "../wording.js";
@@ -68,13 +68,12 @@ export function bounded(text: string, bounds: ResultBounds): string {
   if (clean.length <= bounds.maxChars && Buffer.byteLength(clean) <= maxBytes) return clean;
   const half = Math.floor(bounds.maxChars / 2);
   const size = `${plural(clean.length, "character")}, ${plural(lineCount(clean), "line")}`;
-  const saved = save(text, bounds);
   const head = firstChars(clean, half, Math.floor(maxBytes / 2));
   const tail = lastChars(clean, half, Math.floor(maxBytes / 2));
-  return `${head}\n[... output cut in the middle: ${size} in all; ${saved} ...]\n${tail}`;
+  return showCut(head, tail, size, save(text, bounds));
 }
 
-function save(text: string, bounds: ResultBounds): string {
+function save(text: string, bounds: ResultBounds): Saved {
   const path = join(
     bounds.outputDirectory,
     `${bounds.toolName}-${randomBytes(4).toString("hex")}.txt`,
@@ -82,9 +81,9 @@ function save(text: string, bounds: ResultBounds): string {
   try {
     mkdirSync(bounds.outputDirectory, { recursive: true, mode: 0o700 });
     writeFileSync(path, text, { mode: 0o600 });
-    return `saved in full to ${path}`;
+    return { path };
   } catch (error) {
-    return `the full output could not be saved (${(error as Error).message})`;
+    return { error: (error as Error).message };
   }
 }
 

@@ -4,7 +4,7 @@
 
 import { constants } from "node:os";
 import { count, plural } from "../wording.js";
-import { type CapturedOutput, OutputCapture } from "./output-capture.js";
+import { type CapturedOutput, describeSaved, OutputCapture, showCut } from "./output-capture.js";
 import { runShellProcess, type ShellEnding } from "./shell-process.js";
 import { ShellSession } from "./shell-session.js";
 import type { Tool, ToolOutput } from "./tool.js";
@@ -127,15 +127,9 @@ function describeOutput(output: CapturedOutput): string {
       return `(binary output, ${count(output.totalBytes)} bytes, ${describeSaved(output.saved)})`;
     case "cut": {
       const size = `${count(output.totalBytes)} bytes, ${plural(output.lines, "line")}`;
-      return `${output.head}\n[... output cut in the middle: ${size} in all; ${describeSaved(output.saved)} ...]\n${output.tail}`;
+      return showCut(output.head, output.tail, size, output.saved);
     }
   }
-}
-
-function describeSaved(saved: { path: string } | { error: string }): string {
-  return "path" in saved
-    ? `saved in full to ${saved.path}`
-    : `the full output could not be saved (${saved.error})`;
 }
 
 function describeEnding(ending: ShellEnding, timeoutSeconds: number): string {

@@ -15,6 +15,17 @@ export type CapturedOutput =
 /** Where the complete output went, or why it could not be written. */
 export type Saved = { path: string } | { error: string };
 
+export function describeSaved(saved: Saved): string {
+  return "path" in saved
+    ? `saved in full to ${saved.path}`
+    : `the full output could not be saved (${saved.error})`;
+}
+
+/** The head and tail of an output cut in the middle, with what was cut and where it all is. */
+export function showCut(head: string, tail: string, size: string, saved: Saved): string {
+  return `${head}\n[... output cut in the middle: ${size} in all; ${describeSaved(saved)} ...]\n${tail}`;
+}
+
 export type OutputSource = "stdout" | "stderr";
 
 export interface OutputCaptureOptions {
