@@ -9,6 +9,7 @@ import { join } from "node:path";
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
 import { firstChars, lastChars, type Saved, showCut } from "../tools/output-capture.js";
 import { cleanTerminalText } from "../tools/terminal-text.js";
+import { countLines } from "../tools/text-lines.js";
 import type { ToolOutput } from "../tools/tool.js";
 import { count, plural } from "../wording.js";
 
@@ -67,7 +68,7 @@ export function bounded(text: string, bounds: ResultBounds): string {
   const maxBytes = bounds.maxChars;
   if (clean.length <= bounds.maxChars && Buffer.byteLength(clean) <= maxBytes) return clean;
   const half = Math.floor(bounds.maxChars / 2);
-  const size = `${plural(clean.length, "character")}, ${plural(lineCount(clean), "line")}`;
+  const size = `${plural(clean.length, "character")}, ${plural(countLines(clean), "line")}`;
   const head = firstChars(clean, half, Math.floor(maxBytes / 2));
   const tail = lastChars(clean, half, Math.floor(maxBytes / 2));
   return showCut(head, tail, size, save(text, bounds));
@@ -85,10 +86,4 @@ function save(text: string, bounds: ResultBounds): Saved {
   } catch (error) {
     return { error: (error as Error).message };
   }
-}
-
-function lineCount(text: string): number {
-  let lines = 1;
-  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) lines++;
-  return text.endsWith("\n") ? lines - 1 : lines;
 }

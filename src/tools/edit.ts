@@ -4,14 +4,14 @@
 
 import { constants } from "node:fs";
 import { access, readFile, stat } from "node:fs/promises";
-import { diffLines } from "diff";
 import { plural } from "../wording.js";
 import { writeFileAtomically } from "./atomic-write.js";
 import { describeLines, explainMiss, findOccurrences, lineAt } from "./edit-match.js";
 import type { FileReads } from "./file-reads.js";
+import { countLines } from "./text-lines.js";
 import type { Tool, ToolOutput } from "./tool.js";
 import { resolveToolPath } from "./tool-path.js";
-import { unifiedDiff } from "./unified-diff.js";
+import { changedLineCounts, unifiedDiff } from "./unified-diff.js";
 
 export type Replacement = {
   old_string: string;
@@ -305,20 +305,12 @@ function inLineEndings(replacement: Replacement, lineEndings: LineEndings): Repl
 
 /** Lines added and removed, as the diff shows them (every line, when the change is too large to diff). */
 function changedLines(before: string, after: string): { added: number; removed: number } {
-  const changes = diffLines(before, after, { maxEditLength: 2_000, timeout: 1_000 });
-  if (!changes) return { added: lineCount(after), removed: lineCount(before) };
-  let added = 0;
-  let removed = 0;
-  for (const change of changes) {
-    if (change.added) added += change.count;
-    if (change.removed) removed += change.count;
-  }
-  return { added, removed };
-}
-
-function lineCount(text: string): number {
-  if (text === "") return 0;
-  return text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+  return (
+    changedLineCounts(before, after, 2_000) ?? {
+      added: countLines(after),
+      removed: countLines(before),
+    }
+  );
 }
 
 function reasonOf(error: unknown): string {

@@ -11,6 +11,7 @@ import {
   structuredPatch,
 } from "diff";
 import { count } from "../wording.js";
+import { splitLines } from "./text-lines.js";
 
 export interface UnifiedDiffOptions {
   /** Unchanged lines shown around each change (default 3). */
@@ -66,13 +67,26 @@ export function countChangedLines(
   after: string,
   atMost = MAX_EDIT_LENGTH,
 ): number | null {
-  if (before === after) return 0;
+  const counts = changedLineCounts(before, after, atMost);
+  return counts && counts.added + counts.removed;
+}
+
+/** The lines a change adds and removes, or null when together they are more than `atMost`. */
+export function changedLineCounts(
+  before: string,
+  after: string,
+  atMost = MAX_EDIT_LENGTH,
+): { added: number; removed: number } | null {
+  if (before === after) return { added: 0, removed: 0 };
   const changes = diffLines(before, after, { maxEditLength: atMost, timeout: DIFF_TIMEOUT_MS });
   if (!changes) return null;
-  return changes.reduce(
-    (sum, change) => sum + (change.added || change.removed ? change.count : 0),
-    0,
-  );
+  let added = 0;
+  let removed = 0;
+  for (const change of changes) {
+    if (change.added) added += change.count;
+    if (change.removed) removed += change.count;
+  }
+  return { added, removed };
 }
 
 function wholeReplacement(path: string, before: string, after: string): StructuredPatch {
@@ -96,12 +110,9 @@ function wholeReplacement(path: string, before: string, after: string): Structur
 }
 
 function diffSide(sign: "-" | "+", text: string): { count: number; lines: string[] } {
-  if (text === "") return { count: 0, lines: [] };
-  const lines = text.split("\n");
-  const endsWithNewline = lines.at(-1) === "";
-  if (endsWithNewline) lines.pop();
+  const lines = splitLines(text);
   const signed = lines.map((line) => sign + line);
-  if (!endsWithNewline) signed.push(NO_NEWLINE);
+  if (text !== "" && !text.endsWith("\n")) signed.push(NO_NEWLINE);
   return { count: lines.length, lines: signed };
 }
 

@@ -9,6 +9,7 @@ import { dirname } from "node:path";
 import { count, plural } from "../wording.js";
 import { writeFileAtomically } from "./atomic-write.js";
 import type { FileReads } from "./file-reads.js";
+import { countLines, splitLines } from "./text-lines.js";
 import type { Tool, ToolOutput } from "./tool.js";
 import { failure, success } from "./tool.js";
 import { resolveToolPath } from "./tool-path.js";
@@ -145,18 +146,6 @@ async function statOrNull(path: string): Promise<Stats | null> {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw error;
   }
-}
-
-/** Lines as `read` numbers them: a last line without a newline counts, an empty file has none. */
-function countLines(text: string): number {
-  return splitLines(text).length;
-}
-
-function splitLines(text: string): string[] {
-  if (text === "") return [];
-  const lines = text.split("\n");
-  if (lines.at(-1) === "") lines.pop();
-  return lines;
 }
 
 function cutLine(line: string): string {
