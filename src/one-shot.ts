@@ -7,7 +7,6 @@ import { costOf } from "./cost.js";
 import { type LoopStop, requestUsage } from "./events.js";
 import { exitCodeFor } from "./exit-codes.js";
 import { buildResult } from "./headless.js";
-import { addUsage, emptyUsage } from "./messages.js";
 import { createRenderer, type Output } from "./render.js";
 import { createProgress } from "./terminal/progress.js";
 
@@ -46,7 +45,6 @@ export async function runOneShot(options: OneShotOptions): Promise<number> {
     streamText: !!stdout.isTTY,
   });
 
-  let usage = emptyUsage();
   let numTurns = 0;
   let stop: LoopStop | undefined;
   try {
@@ -58,11 +56,7 @@ export async function runOneShot(options: OneShotOptions): Promise<number> {
         break;
       }
       const event = step.value;
-      const used = requestUsage(event);
-      if (used) {
-        numTurns += 1;
-        usage = addUsage(usage, used);
-      }
+      if (requestUsage(event)) numTurns += 1;
       progress.onEvent(event);
       render?.(event);
       if (outputFormat === "stream-json") stdout.write(`${JSON.stringify(event)}\n`);
@@ -77,6 +71,8 @@ export async function runOneShot(options: OneShotOptions): Promise<number> {
   if (outputFormat === "text") {
     if (!stdout.isTTY && stop.finalText) stdout.write(`${stop.finalText}\n`);
   } else {
+    // The session counts from nothing in this process, resumed or not: its totals are this run's.
+    const usage = session.usage();
     const result = buildResult(stop, {
       numTurns,
       usage,
