@@ -11,3 +11,15 @@ import type { Message } from "../messages.js";
 export function callIdPrefix(messages: readonly Message[]): string {
   return `call_${createHash("sha256").update(JSON.stringify(messages)).digest("hex").slice(0, 12)}`;
 }
+
+/**
+ * `callIdPrefix` when first asked for: hashing the whole history is worth it only for a reply
+ * with a call that came without an id.
+ */
+export function lazyCallIdPrefix(messages: readonly Message[]): () => string {
+  let prefix: string | undefined;
+  return () => {
+    prefix ??= callIdPrefix(messages);
+    return prefix;
+  };
+}

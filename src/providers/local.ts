@@ -16,7 +16,7 @@ import { ConfigError, ProviderError } from "../errors.js";
 import { type AssistantBlock, emptyUsage, type StopReason, type Usage } from "../messages.js";
 import { prepareForRequest } from "../transcript.js";
 import { plural } from "../wording.js";
-import { callIdPrefix } from "./call-ids.js";
+import { lazyCallIdPrefix } from "./call-ids.js";
 import { toChatFunctions, toChatHistory, toGrammarSchema } from "./local-history.js";
 import type { ModelReply, Provider, ToolDefinition } from "./provider.js";
 
@@ -155,12 +155,7 @@ export async function createLocalProvider(options: LocalProviderOptions): Promis
         throw new ProviderError("server", `The local model failed: ${(error as Error).message}`);
       }
       const usage = usageSince(sequence, before);
-      // Hashing the history is worth it only for a reply that calls tools.
-      let hashed: string | undefined;
-      const prefix = () => {
-        hashed ??= callIdPrefix(request.messages);
-        return hashed;
-      };
+      const prefix = lazyCallIdPrefix(request.messages);
       return required
         ? forcedCallReply(response, prefix(), usage)
         : toModelReply(response, prefix, usage);

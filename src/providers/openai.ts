@@ -7,7 +7,7 @@ import OpenAI from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { ProviderError } from "../errors.js";
 import { prepareForRequest, repairReply } from "../transcript.js";
-import { callIdPrefix } from "./call-ids.js";
+import { lazyCallIdPrefix } from "./call-ids.js";
 import { classifyOpenAIError, type ServerContext } from "./openai-errors.js";
 import { addChunk, finishReply, isEmptyReply, startReply } from "./openai-reply.js";
 import { toChatMessages, toChatTools } from "./openai-request.js";
@@ -67,11 +67,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
       };
       if (request.tools.length > 0) body.tools = toChatTools(request.tools);
       if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens;
-      let prefix: string | undefined;
-      const idPrefix = () => {
-        prefix ??= callIdPrefix(request.messages);
-        return prefix;
-      };
+      const idPrefix = lazyCallIdPrefix(request.messages);
 
       // Transport failures are retried inside withRetries; an empty reply is a whole answer
       // that says nothing, so it is asked for again out here, a fixed small number of times.
