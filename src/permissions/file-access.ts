@@ -27,23 +27,23 @@ export function judgeFileAccess(
   context: FileAccessContext,
 ): Decision {
   const rule = toolRule(toolName);
-  const writable = [context.workspace, tmpdir(), ...context.scratch].map(realTarget);
+  // Resolved at every call: a link made since the last one is judged where it points now.
   const credentials = HIDDEN_FROM_COMMANDS.map((path) => realTarget(join(context.home, path)));
+  const denied = ruleForTool(context.rules.deny, toolName);
+  let writable: string[] | undefined;
   let changesInside: string | null = null;
   for (const { path, change } of files) {
-    const target = realTarget(resolveToolPath(context.workspace, path, context.home));
-    const shown =
-      target === resolveToolPath(context.workspace, path, context.home)
-        ? `"${path}"`
-        : `"${path}" (a link to ${target})`;
+    const given = resolveToolPath(context.workspace, path, context.home);
+    const target = realTarget(given);
+    const shown = target === given ? `"${path}"` : `"${path}" (a link to ${target})`;
     if (credentials.some((secret) => within(secret, target))) {
       return { verdict: "deny", reason: `${toolName} would use ${shown}, which holds credentials` };
     }
-    const denied = ruleForTool(context.rules.deny, toolName);
     if (denied) {
       return { verdict: "deny", reason: `${toolName} matches the deny rule "${denied}"` };
     }
     if (!change) continue;
+    writable ??= [context.workspace, tmpdir(), ...context.scratch].map(realTarget);
     if (!writable.some((root) => within(root, target))) {
       const reason = `${toolName} would change ${shown}, outside the workspace`;
       return { verdict: "ask", reason, flagged: true, rules: [] };
