@@ -8,6 +8,7 @@ import { type CapturedOutput, describeSaved, OutputCapture, showCut } from "./ou
 import { runShellProcess, type ShellEnding } from "./shell-process.js";
 import { ShellSession } from "./shell-session.js";
 import type { Tool, ToolOutput } from "./tool.js";
+import { createWarmShells, type WarmShells } from "./warm-shell.js";
 
 export type BashInput = {
   command: string;
@@ -49,6 +50,7 @@ export function createBashTool(options: BashOptions): Tool<BashInput> {
     secretNames: options.secretNames,
     tempParent: options.tempDir,
   });
+  const warm = createWarmShells(session, options.wrap);
   return {
     name: "bash",
     description:
@@ -69,8 +71,11 @@ export function createBashTool(options: BashOptions): Tool<BashInput> {
       },
       required: ["command"],
     },
-    run: (input, context) => runBash(input, session, options, context.signal),
-    dispose: () => session.dispose(),
+    run: (input, context) => runBash(input, session, options, context.signal, warm),
+    dispose: () => {
+      warm.dispose();
+      return session.dispose();
+    },
   };
 }
 
@@ -79,6 +84,7 @@ export async function runBash(
   session: ShellSession,
   options: BashOptions,
   signal: AbortSignal,
+  warm?: WarmShells,
 ): Promise<ToolOutput> {
   const redact = options.redact ?? ((text: string) => text);
   const timeout = input.timeout ?? DEFAULT_TIMEOUT_SECONDS;
@@ -88,7 +94,8 @@ export async function runBash(
   if (signal.aborted) return { content: "[interrupted by the user; not run]", isError: true };
   const timeoutSeconds = Math.min(timeout, MAX_TIMEOUT_SECONDS);
 
-  const call = session.prepare();
+  const prestarted = await warm?.take(input.command);
+  const call = prestarted?.call ?? session.prepare();
   const capture = new OutputCapture({
     maxChars: options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS,
     maxBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
@@ -100,11 +107,13 @@ export async function runBash(
     cwd: call.cwd,
     env: call.env,
     marker: call.marker,
+    started: prestarted?.started,
     timeoutMs: timeoutSeconds * 1000,
     signal,
     onOutput: (chunk, source) => capture.write(chunk, source),
   });
   const newDirectory = session.finish(call);
+  warm?.warmUp();
 
   const lines = [describeOutput(capture.finish()), describeEnding(ending, timeoutSeconds)];
   if (call.lostDirectory) {

@@ -6,7 +6,7 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { once } from "node:events";
 import type { Socket } from "node:net";
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import type { OutputSource } from "./output-capture.js";
 import {
   findProcesses,
@@ -23,12 +23,28 @@ export type ShellEnding =
   | { kind: "interrupted" }
   | { kind: "failed-to-start"; message: string };
 
+/** A process whose stdout and stderr are pipes; stdin is a pipe only for a warm shell. */
+export type ShellChild = ChildProcessByStdio<Writable | null, Readable, Readable>;
+
+/** A process started for a command, with the start time `findProcesses` looks from. */
+export interface StartedShell {
+  child: ShellChild;
+  startTime: number | undefined;
+  /**
+   * For a process started before its command was known (warm-shell.ts): gives it the command,
+   * once its output is being read, and says whether it took it (false: it had ended).
+   */
+  begin?(): Promise<boolean>;
+}
+
 export interface ShellProcessOptions {
   argv: string[];
   cwd: string;
   /** Must set the marker variable to `marker`: that is how escaped descendants are found. */
   env: Record<string, string>;
   marker: string;
+  /** Started already for this command (a warm shell, see warm-shell.ts): argv is not spawned. */
+  started?: StartedShell;
   timeoutMs: number;
   signal: AbortSignal;
   onOutput(chunk: Buffer, source: OutputSource): void;
@@ -46,23 +62,15 @@ const DRAIN_MS = 100;
 const EXIT_AFTER_KILL_MS = 500;
 
 export async function runShellProcess(options: ShellProcessOptions): Promise<ShellProcessResult> {
-  const [file, ...args] = options.argv;
-  if (file === undefined) throw new Error("runShellProcess needs a program to run");
-  // detached: the child calls setsid(), so it leads a new process group and session, and
-  // has no controlling terminal: opening /dev/tty fails at once instead of prompting.
-  let child: ChildProcessByStdio<null, Readable, Readable>;
+  let started: StartedShell;
   try {
-    child = spawn(file, args, {
-      cwd: options.cwd,
-      env: options.env,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    started = options.started ?? spawnShell(options.argv, options.cwd, options.env, "ignore");
   } catch (error) {
     // Arguments Node refuses outright, such as a command containing a NUL character.
     const message = (error as Error).message;
     return { ending: { kind: "failed-to-start", message }, backgroundPids: [] };
   }
+  const { child } = started;
   let capturing = true;
   const streams: [Readable, OutputSource][] = [
     [child.stdout, "stdout"],
@@ -82,12 +90,16 @@ export async function runShellProcess(options: ShellProcessOptions): Promise<She
     );
     child.once("error", (error) => resolve({ kind: "failed-to-start", message: error.message }));
   });
+  if (started.begin && !(await started.begin())) {
+    // The warm shell ended before it read the command: the command has not run at all.
+    for (const [stream] of streams) stream.destroy();
+    return runShellProcess({ ...options, started: undefined });
+  }
 
-  // The start time is read before the event loop runs again, so the child is not reaped yet.
   const selector: ProcessSelector = {
     groups: child.pid === undefined ? [] : [child.pid],
     markers: [options.marker],
-    startedSince: child.pid === undefined ? undefined : startTimeOf(child.pid),
+    startedSince: started.startTime,
   };
   let stopReason: "timed-out" | "interrupted" | null = null;
   let markKilled = () => {};
@@ -102,6 +114,8 @@ export async function runShellProcess(options: ShellProcessOptions): Promise<She
   const timer = setTimeout(() => stop("timed-out"), options.timeoutMs);
   const onAbort = () => stop("interrupted");
   options.signal.addEventListener("abort", onAbort, { once: true });
+  // Aborted while a warm shell was being handed the command.
+  if (options.signal.aborted) onAbort();
 
   // A process stuck in the kernel survives even SIGKILL; once everything was killed, its exit
   // is waited for only briefly, so that the tool still returns.
@@ -121,6 +135,33 @@ export async function runShellProcess(options: ShellProcessOptions): Promise<She
     else (stream as Socket).unref?.();
   }
   return { ending, backgroundPids };
+}
+
+/**
+ * Spawns argv in a process group and session of its own (`detached`: it calls setsid(), so it
+ * has no controlling terminal and opening /dev/tty fails at once instead of prompting), with
+ * stdout and stderr piped. Throws for arguments Node refuses outright.
+ */
+export function spawnShell(
+  argv: string[],
+  cwd: string,
+  env: Record<string, string>,
+  stdin: "ignore" | "pipe",
+  extra: "pipe"[] = [],
+): StartedShell {
+  const [file, ...args] = argv;
+  if (file === undefined) throw new Error("spawnShell needs a program to run");
+  const child = spawn(file, args, {
+    cwd,
+    env,
+    detached: true,
+    stdio: [stdin, "pipe", "pipe", ...extra],
+  });
+  // The start time is read before the event loop runs again, so the child is not reaped yet.
+  return {
+    child: child as ShellChild,
+    startTime: child.pid === undefined ? undefined : startTimeOf(child.pid),
+  };
 }
 
 /** Waits for the streams to end, or `DRAIN_MS`, whichever comes first. */

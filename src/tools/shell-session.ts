@@ -110,6 +110,16 @@ export class ShellSession {
     return path;
   }
 
+  /** Whether a call prepared earlier still runs where the next command would. */
+  isCurrent(call: PreparedCall): boolean {
+    return call.cwd === this.cwd && isDirectory(call.cwd);
+  }
+
+  /** Gives back what a prepared call held, for a call that never ran a command. */
+  release(call: PreparedCall): void {
+    this.freeCwdSlots.push(call.cwdSlot);
+  }
+
   /** Takes over the directory the command ended in; returns it if it changed. */
   finish(call: PreparedCall): string | null {
     this.freeCwdSlots.push(call.cwdSlot);
