@@ -3,10 +3,10 @@
 // closed, which a background child can put off for ever), and killed with everything it
 // started when it runs out of time or the user interrupts.
 
-import { type ChildProcessByStdio, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import type { Socket } from "node:net";
-import type { Readable, Writable } from "node:stream";
+import type { Readable } from "node:stream";
 import type { OutputSource } from "./output-capture.js";
 import {
   findProcesses,
@@ -23,12 +23,12 @@ export type ShellEnding =
   | { kind: "interrupted" }
   | { kind: "failed-to-start"; message: string };
 
-/** A process whose stdout and stderr are pipes; stdin is a pipe only for a warm shell. */
-export type ShellChild = ChildProcessByStdio<Writable | null, Readable, Readable>;
-
 /** A process started for a command, with the start time `findProcesses` looks from. */
 export interface StartedShell {
-  child: ShellChild;
+  child: ChildProcess;
+  /** The pipes the command writes its output to. */
+  stdout: Readable;
+  stderr: Readable;
   startTime: number | undefined;
   /**
    * For a process started before its command was known (warm-shell.ts): gives it the command,
@@ -64,7 +64,7 @@ const EXIT_AFTER_KILL_MS = 500;
 export async function runShellProcess(options: ShellProcessOptions): Promise<ShellProcessResult> {
   let started: StartedShell;
   try {
-    started = options.started ?? spawnShell(options.argv, options.cwd, options.env, "ignore");
+    started = options.started ?? spawnShell(options.argv, options.cwd, options.env);
   } catch (error) {
     // Arguments Node refuses outright, such as a command containing a NUL character.
     const message = (error as Error).message;
@@ -73,8 +73,8 @@ export async function runShellProcess(options: ShellProcessOptions): Promise<She
   const { child } = started;
   let capturing = true;
   const streams: [Readable, OutputSource][] = [
-    [child.stdout, "stdout"],
-    [child.stderr, "stderr"],
+    [started.stdout, "stdout"],
+    [started.stderr, "stderr"],
   ];
   for (const [stream, source] of streams) {
     // After the command returns, output of its background processes is read and dropped, so
@@ -140,26 +140,22 @@ export async function runShellProcess(options: ShellProcessOptions): Promise<She
 /**
  * Spawns argv in a process group and session of its own (`detached`: it calls setsid(), so it
  * has no controlling terminal and opening /dev/tty fails at once instead of prompting), with
- * stdout and stderr piped. Throws for arguments Node refuses outright.
+ * no input and its output piped. Throws for arguments Node refuses outright.
  */
 export function spawnShell(
   argv: string[],
   cwd: string,
   env: Record<string, string>,
-  stdin: "ignore" | "pipe",
-  extra: "pipe"[] = [],
+  stdio: ("ignore" | "pipe")[] = ["ignore", "pipe", "pipe"],
 ): StartedShell {
   const [file, ...args] = argv;
   if (file === undefined) throw new Error("spawnShell needs a program to run");
-  const child = spawn(file, args, {
-    cwd,
-    env,
-    detached: true,
-    stdio: [stdin, "pipe", "pipe", ...extra],
-  });
-  // The start time is read before the event loop runs again, so the child is not reaped yet.
+  const child = spawn(file, args, { cwd, env, detached: true, stdio });
   return {
-    child: child as ShellChild,
+    child,
+    stdout: child.stdout as Readable,
+    stderr: child.stderr as Readable,
+    // Read before the event loop runs again, so the child is not reaped yet.
     startTime: child.pid === undefined ? undefined : startTimeOf(child.pid),
   };
 }

@@ -16,21 +16,24 @@ import type { PreparedCall, ShellSession } from "./shell-session.js";
 export const WARM_COMMAND_MAX_BYTES = 4096;
 
 /**
- * What the waiting shell runs. On descriptor 3 it says it is ready, then that it has read the
- * command (up to a NUL; end of input means it was not needed), and closes it. It gives the
- * command no input and puts back what it ran without: the locale (so that bash's own warning
- * about a missing one comes from the command's shell alone, as without a warm shell) and
+ * What the waiting shell runs. It starts with its errors going nowhere (descriptor 2), so
+ * that bash's own warnings, such as one about a missing locale, come from the command's shell
+ * alone. On descriptor 3 it says it is ready, then that it has read the command (up to a NUL;
+ * end of input means it was not needed). Then it sends errors to the command's stderr pipe
+ * (descriptor 4), closes what the command must not inherit, gives it no input, and sets
  * $BASH_ENV (the startup file, which must run in the command's shell, not in this one).
  */
 const WAITER_SCRIPT = [
   "printf R >&3",
   "IFS= read -r -d '' command || exit 0",
   "printf G >&3",
-  "exec 3>&- </dev/null",
-  `{ if [ "$2" = set ]; then export LC_ALL="$3"; else unset LC_ALL; fi; } 2>/dev/null`,
+  "exec 2>&4 3>&- 4>&- </dev/null",
   'export BASH_ENV="$1"',
   'exec bash --noprofile --norc -c "$command"',
 ].join("\n");
+
+/** The waiting shell's descriptors: input, output, errors before the command, reports, errors. */
+const WAITER_STDIO: ("ignore" | "pipe")[] = ["pipe", "pipe", "ignore", "pipe", "pipe"];
 
 export interface WarmShell extends StartedShell {
   /** The argv spawned: a later command may use this shell only if it would spawn the same. */
@@ -65,7 +68,7 @@ export function createWarmShells(session: ShellSession, wrap: Wrap | undefined):
   const discard = ({ call, shell }: { call: PreparedCall; shell: WarmShell }) => {
     // End of input: the waiting shell exits on its own, having started nothing.
     (shell.child.stdin as Writable).end();
-    for (const stream of shell.child.stdio.slice(1)) (stream as Readable).destroy();
+    for (const stream of shell.child.stdio.slice(1)) (stream as Readable | null)?.destroy();
     session.release(call);
   };
   return {
@@ -81,7 +84,7 @@ export function createWarmShells(session: ShellSession, wrap: Wrap | undefined):
         argvFor(call).join("\0") === shell.argv.join("\0");
       if (usable && (await isReady(shell))) {
         const begin = () => handOver(shell, command);
-        return { call, started: { child: shell.child, startTime: shell.startTime, begin } };
+        return { call, started: { ...shell, begin } };
       }
       discard(current);
       return null;
@@ -108,16 +111,13 @@ export function createWarmShells(session: ShellSession, wrap: Wrap | undefined):
 
 /** The argv of a shell waiting for a command to run with `env`, wrapped by the sandbox if any. */
 function waiterArgv(env: Record<string, string>, wrap: (argv: string[]) => string[]): string[] {
-  const locale = env.LC_ALL === undefined ? ["unset", ""] : ["set", env.LC_ALL];
-  const bashEnv = env.BASH_ENV ?? "";
-  return wrap(["bash", "--noprofile", "--norc", "-c", WAITER_SCRIPT, "bash", bashEnv, ...locale]);
+  return wrap(["bash", "--noprofile", "--norc", "-c", WAITER_SCRIPT, "bash", env.BASH_ENV ?? ""]);
 }
 
 /** Starts a shell that waits for a command to run with `env` in `cwd`. Throws like spawn. */
 function startWarmShell(argv: string[], cwd: string, env: Record<string, string>): WarmShell {
   const { BASH_ENV: _startupFile, ...waiterEnv } = env;
-  const started = spawnShell(argv, cwd, { ...waiterEnv, LC_ALL: "C" }, "pipe", ["pipe"]);
-  const { child } = started;
+  const { child, startTime } = spawnShell(argv, cwd, waiterEnv, WAITER_STDIO);
   (child.stdin as Writable).on("error", () => {
     // It ended before reading its input: `received` says so.
   });
@@ -137,7 +137,9 @@ function startWarmShell(argv: string[], cwd: string, env: Record<string, string>
   });
   // Waiting, it must not keep agentloop running; if agentloop ends, its input closes and it exits.
   for (const handle of [child, ...child.stdio]) (handle as Refable | null)?.unref?.();
-  return { ...started, argv, ready, received };
+  const stdout = child.stdio[1] as Readable;
+  const stderr = child.stdio[4] as Readable;
+  return { child, stdout, stderr, startTime, argv, ready, received };
 }
 
 /** Whether the shell waits for its command; from now on, agentloop waits for it in turn. */
