@@ -9,8 +9,6 @@ import { runOneShot } from "./one-shot.js";
 import { endWithParent } from "./parent-watch.js";
 import { loadMarkdownRenderer } from "./render.js";
 import { sessionLines } from "./repl/session-list.js";
-import { openReplTerminal } from "./repl/terminal.js";
-import { runRepl } from "./repl.js";
 import { listSessions, sessionsDirectory } from "./session.js";
 import { startSession } from "./setup.js";
 import { createProgress } from "./terminal/progress.js";
@@ -73,7 +71,10 @@ async function run(options: RunOptions): Promise<number> {
     : options.outputFormat === "text" && process.stdout.isTTY && process.stderr.isTTY;
   if (rendersMarkdown) void loadMarkdownRenderer();
   const where = { cwd: options.cwd, sessionsDirectory: sessionsDirectory() };
-  const terminal = interactive ? openReplTerminal(where) : undefined;
+  // The REPL (and readline) is loaded only for an interactive session.
+  const terminal = interactive
+    ? (await import("./repl/terminal.js")).openReplTerminal(where)
+    : undefined;
   // One live line per terminal; a permission question holds it until it is answered.
   const progress = createProgress({
     output: process.stdout,
@@ -89,6 +90,7 @@ async function run(options: RunOptions): Promise<number> {
 
   if (terminal) {
     const color = !!process.stdout.isTTY;
+    const { runRepl } = await import("./repl.js");
     return runRepl({ session, controls, terminal, color, sessionPath, progress, ...where });
   }
   return runOneShot({
