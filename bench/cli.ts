@@ -23,6 +23,9 @@ const SESSION_TURNS = 100;
 /** Gaps before this turn include one-time work (JIT warm-up, first sandbox start). */
 const STEADY_FROM_TURN = 10;
 const IDLE_PROCESSES = 2000;
+/** How long the model thinks before each reply in the sessions that show what users see. */
+const THINKING_MS = 50;
+const THINKING_TURNS = 40;
 /**
  * Sessions per contender, taken in turns (bare, auto, yolo, bare, ...) so that other work on
  * the machine falls on all of them alike; their gaps are pooled and their peaks' median taken.
@@ -64,6 +67,8 @@ export async function cliFigures(): Promise<Figure[]> {
     } finally {
       idle.stop();
     }
+    const thinking = await runSessionRounds(fake, SESSION_ARGS, 1, THINKING_MS);
+    const addedToThinking = (run: SessionRun) => median(run.gaps) - THINKING_MS;
     const floor = median(bare.gaps);
     return [
       {
@@ -116,6 +121,14 @@ export async function cliFigures(): Promise<Figure[]> {
         unit: "ms",
         target: IDLE_RISE_MS,
       },
+      // A model that takes time to answer, as real ones do, leaves time to start the next
+      // shell in (src/tools/warm-shell.ts): what each turn adds to the model's own time.
+      ...(["bare", OTHER_MODE, DEFAULT_MODE] as const).map((name) => ({
+        name: `turn gap less the model's ${THINKING_MS} ms, ${name === "bare" ? "bare fetch script" : name}, median`,
+        value: addedToThinking(thinking[name]),
+        unit: "ms",
+        target: null,
+      })),
       {
         name: `peak RSS over a ${SESSION_TURNS}-turn session, bare fetch script`,
         value: bare.peakMb,
@@ -185,11 +198,12 @@ async function runSessionRounds<Name extends string>(
   fake: FakeAnthropic,
   contenders: Record<Name, string[]>,
   rounds: number,
+  thinkingMs = 0,
 ): Promise<Record<Name, SessionRun>> {
   const runs = new Map<Name, SessionRun[]>();
   for (let round = 0; round < rounds; round++) {
     for (const [name, [script, ...args]] of Object.entries(contenders) as [Name, string[]][]) {
-      const run = await runSession(fake, script as string, args);
+      const run = await runSession(fake, script as string, args, thinkingMs);
       runs.set(name, [...(runs.get(name) ?? []), run]);
     }
   }
@@ -204,29 +218,33 @@ async function runSessionRounds<Name extends string>(
 }
 
 /**
- * A session of SESSION_TURNS model turns, each but the last running a trivial command. The
- * fake's `receivedAt` of consecutive requests frames one whole turn as the client sees it:
- * reading the reply, running the command and sending the next request.
+ * A session of model turns (SESSION_TURNS, or THINKING_TURNS when the model thinks), each but
+ * the last running a trivial command. The fake's `receivedAt` of consecutive requests frames
+ * one whole turn as the client sees it: waiting for and reading the reply, running the
+ * command and sending the next request.
  */
 async function runSession(
   fake: FakeAnthropic,
   script: string,
   args: string[],
+  thinkingMs: number,
 ): Promise<SessionRun> {
+  const turns = thinkingMs > 0 ? THINKING_TURNS : SESSION_TURNS;
   // Commands differ so that the repeated-call guard does not stop the session.
-  const calls = Array.from({ length: SESSION_TURNS - 1 }, (_, i) =>
-    reply(toolUse(`toolu_${i}`, "bash", { command: `true ${i}` })),
-  );
+  const calls = Array.from({ length: turns - 1 }, (_, i) => ({
+    ...reply(toolUse(`toolu_${i}`, "bash", { command: `true ${i}` })),
+    pauseMs: thinkingMs,
+  }));
   fake.script([...calls, reply(text("Ran them all."))]);
   const before = fake.requests.length;
-  const task = "Run true 99 times.";
+  const task = `Run true ${turns - 1} times.`;
   const run = startAgainstFake(script, script === CLI ? ["-p", task, ...args] : [task], fake);
   run.child.stdout.resume();
   const peak = watchPeakRss(run.child.pid as number);
   await run.exited;
   const peakMb = peak.stop();
   const times = fake.requests.slice(before).map((request) => request.receivedAt);
-  if (times.length !== SESSION_TURNS) {
+  if (times.length !== turns) {
     throw new Error(`${script} ${args.join(" ")} made ${times.length} requests.`);
   }
   const gaps = times.slice(1).map((at, turn) => at - (times[turn] as number));
