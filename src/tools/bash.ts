@@ -72,9 +72,9 @@ export function createBashTool(options: BashOptions): Tool<BashInput> {
       required: ["command"],
     },
     run: (input, context) => runBash(input, session, options, context.signal, warm),
-    dispose: () => {
-      warm.dispose();
-      return session.dispose();
+    dispose: async () => {
+      await warm.dispose();
+      await session.dispose();
     },
   };
 }

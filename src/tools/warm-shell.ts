@@ -15,6 +15,9 @@ import type { PreparedCall, ShellSession } from "./shell-session.js";
  */
 export const WARM_COMMAND_MAX_BYTES = 4096;
 
+/** How long a session's end waits for the waiting shell to exit before the sweep ends it. */
+const EXIT_WAIT_MS = 1000;
+
 /**
  * What the waiting shell runs. It starts with its errors going nowhere (descriptor 2), so
  * that bash's own warnings, such as one about a missing locale, come from the command's shell
@@ -42,6 +45,8 @@ export interface WarmShell extends StartedShell {
   ready: Promise<boolean>;
   /** True once it has read its command; false if it ended without. */
   received: Promise<boolean>;
+  /** Settles when the process has exited. */
+  exited: Promise<unknown>;
 }
 
 /** Turns the argv of a command into the argv spawned (the sandbox); see BashOptions.wrap. */
@@ -56,8 +61,8 @@ export interface WarmShells {
   take(command: string): Promise<{ call: PreparedCall; started: StartedShell } | null>;
   /** Starts a shell for the next command, once the current turn has moved on. */
   warmUp(): void;
-  /** Ends the waiting shell, if any, and starts no more. */
-  dispose(): void;
+  /** Ends the waiting shell, if any, and starts no more; settles once it has exited. */
+  dispose(): Promise<void>;
 }
 
 export function createWarmShells(session: ShellSession, wrap: Wrap | undefined): WarmShells {
@@ -101,10 +106,18 @@ export function createWarmShells(session: ShellSession, wrap: Wrap | undefined):
         }
       });
     },
-    dispose() {
+    async dispose() {
       disposed = true;
-      if (waiting) discard(waiting);
+      const current = waiting;
       waiting = null;
+      if (!current) return;
+      // It exits as soon as its input ends: waiting for that (a few ms, a little more in the
+      // sandbox) spares the session's sweep for leftover processes a round of SIGTERM and polling.
+      const exited = current.shell.exited;
+      current.shell.child.ref();
+      discard(current);
+      const gaveUp = new Promise((resolve) => setTimeout(resolve, EXIT_WAIT_MS).unref());
+      await Promise.race([exited, gaveUp]);
     },
   };
 }
@@ -131,6 +144,10 @@ function startWarmShell(argv: string[], cwd: string, env: Record<string, string>
     child.once("exit", () => resolve(false));
     child.once("error", () => resolve(false));
   });
+  const exited = new Promise((resolve) => {
+    child.once("exit", resolve);
+    child.once("error", resolve);
+  });
   // The report pipe closes when the shell becomes the command, or ends.
   const received = new Promise<boolean>((resolve) => {
     reports.once("close", () => resolve(said.includes("G")));
@@ -139,7 +156,7 @@ function startWarmShell(argv: string[], cwd: string, env: Record<string, string>
   for (const handle of [child, ...child.stdio]) (handle as Refable | null)?.unref?.();
   const stdout = child.stdio[1] as Readable;
   const stderr = child.stdio[4] as Readable;
-  return { child, stdout, stderr, startTime, argv, ready, received };
+  return { child, stdout, stderr, startTime, argv, ready, received, exited };
 }
 
 /** Whether the shell waits for its command; from now on, agentloop waits for it in turn. */
