@@ -1,16 +1,18 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { createSandbox } from "../src/sandbox.js";
 import { WARM_COMMAND_MAX_BYTES } from "../src/tools/warm-shell.js";
 import { type BashTool, bashTool, isAlive, pgrep, run, workspace } from "./support/bash-harness.js";
 
-/** The shell started for the tool's next command: the one bash child waiting for its input. */
-async function waitingShell(): Promise<number> {
+/**
+ * The process started for the tool's next command, waiting for its input: bash, or what wraps
+ * it (the program the command line starts with).
+ */
+async function waitingShell(program = "bash"): Promise<number> {
   let waiting: number[] = [];
   await eventually(() => {
-    waiting = pgrep("^bash --noprofile --norc -c printf").filter(
-      (pid) => parentOf(pid) === process.pid,
-    );
+    waiting = pgrep(`^${program} .*-c printf R`).filter((pid) => parentOf(pid) === process.pid);
     return waiting.length === 1;
   });
   return waiting[0] as number;
@@ -23,6 +25,11 @@ function parentOf(pid: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A process's start time in clock ticks (1/100 s) since boot, from its /proc/PID/stat. */
+function startTicks(stat: string): number {
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
 }
 
 async function eventually(condition: () => boolean): Promise<void> {
@@ -92,6 +99,22 @@ describe("the bash tool starts the shell for the next command before it is asked
     writeFileSync(credentials, "machine example.com password secret\n");
     expect((await run(tool, 'echo "$HIDDEN"')).content).toBe("true\n[exit code 0]");
     await eventually(() => !isAlive(pid));
+  });
+
+  it("does so inside bubblewrap, the real sandbox", async () => {
+    const root = workspace();
+    const tmpDir = workspace();
+    const sandbox = createSandbox({ workspace: root, writable: true, allowNetwork: false, tmpDir });
+    const tool = bashTool({ cwd: root, wrap: sandbox.wrap, tempDir: tmpDir });
+    const cold = await run(tool, PROBE);
+    const waiting = startTicks(readFileSync(`/proc/${await waitingShell("bwrap")}/stat`, "latin1"));
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const sandboxed = "touch /etc/agentloop-probe 2>/dev/null || echo read-only";
+    const warm = await run(tool, `${PROBE}\n${sandboxed}\ncat /proc/1/stat`);
+    // The sandbox's first process started with the waiting one, not 600 ms later with the command.
+    const [probe, initStat] = warm.content.split(/\n(?=1 \(bwrap\))/);
+    expect(startTicks(initStat as string) - waiting).toBeLessThan(30);
+    expect(`${probe}\n`).toBe(cold.content.replace("[exit code 0]", "read-only\n"));
   });
 
   it("keeps the exit status and the signal that ended the command", async () => {
