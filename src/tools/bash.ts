@@ -8,7 +8,7 @@ import { type CapturedOutput, describeSaved, OutputCapture, showCut } from "./ou
 import { runShellProcess, type ShellEnding } from "./shell-process.js";
 import { ShellSession } from "./shell-session.js";
 import type { Tool, ToolOutput } from "./tool.js";
-import { createWarmShells, type WarmShells } from "./warm-shell.js";
+import { createWarmShells, type WarmShells, type Wrap } from "./warm-shell.js";
 
 export type BashInput = {
   command: string;
@@ -31,7 +31,7 @@ export interface BashOptions {
    * (a sandbox). The wrapper must keep the environment and let the command write to
    * `tempDir` at the same path: the directory tracking uses a file there.
    */
-  wrap?: (argv: string[], context: { cwd: string }) => string[];
+  wrap?: Wrap;
   /** Where the tool keeps its files (full outputs, the working-directory record); default os.tmpdir(). */
   tempDir?: string;
   /** Applied to the text sent to the model (e.g. to hide secrets a command printed). */

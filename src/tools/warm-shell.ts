@@ -49,7 +49,7 @@ export interface WarmShell extends StartedShell {
   exited: Promise<unknown>;
 }
 
-/** Turns the argv of a command into the argv spawned (the sandbox); see BashOptions.wrap. */
+/** Turns the argv of a command into the argv spawned (the sandbox). */
 export type Wrap = (argv: string[], context: { cwd: string }) => string[];
 
 /** A session's warm shell: at most one waits, for the session's next command. */
