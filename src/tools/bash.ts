@@ -103,7 +103,7 @@ export async function runBash(
   });
   const argv = ["bash", "--noprofile", "--norc", "-c", input.command];
   const { ending, backgroundPids } = await runShellProcess({
-    argv: options.wrap ? options.wrap(argv, { cwd: call.cwd }) : argv,
+    argv: () => (options.wrap ? options.wrap(argv, { cwd: call.cwd }) : argv),
     cwd: call.cwd,
     env: call.env,
     marker: call.marker,
