@@ -35,6 +35,8 @@ export type LoopStopReason =
 export type LoopEvent =
   | { type: "turn_start"; turn: number }
   | { type: "text_delta"; text: string }
+  /** The model's reasoning as it streams (thinking, reasoning_content, a reasoning summary). */
+  | { type: "thinking_delta"; text: string }
   | { type: "retry"; attempt: number; delayMs: number; reason: string }
   | {
       type: "assistant_message";

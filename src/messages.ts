@@ -20,7 +20,40 @@ export interface ToolResultBlock {
   is_error?: boolean;
 }
 
-export type AssistantBlock = TextBlock | ToolUseBlock;
+/**
+ * The model's reasoning before it answers or calls a tool. Anthropic signs each block
+ * (`signature`), and a signed block must go back unmodified; a block without a signature
+ * came from a server that does not sign (DeepSeek's `reasoning_content`, vLLM, Qwen ...).
+ */
+export interface ThinkingBlock {
+  type: "thinking";
+  thinking: string;
+  signature?: string;
+}
+
+/** Reasoning the provider encrypted: only its `data` travels, and it goes back as it came. */
+export interface RedactedThinkingBlock {
+  type: "redacted_thinking";
+  data: string;
+}
+
+/**
+ * A part of a reply that agentloop does not interpret (a Responses API reasoning item, an
+ * Anthropic block type that is newer than this code): kept in order and sent back unchanged
+ * to the protocol that made it, never to another. `thinking` is what a person may read of it
+ * (a reasoning summary), shown as thinking.
+ */
+export interface OpaqueBlock {
+  type: "opaque";
+  protocol: "anthropic" | "responses";
+  item: Record<string, unknown>;
+  thinking?: string;
+}
+
+/** Blocks that only reasoning models write; none of them is the answer. */
+export type ReasoningBlock = ThinkingBlock | RedactedThinkingBlock | OpaqueBlock;
+
+export type AssistantBlock = TextBlock | ToolUseBlock | ReasoningBlock;
 export type UserBlock = TextBlock | ToolResultBlock;
 
 export interface UserMessage {
@@ -31,6 +64,11 @@ export interface UserMessage {
 export interface AssistantMessage {
   role: "assistant";
   content: AssistantBlock[];
+  /**
+   * The model that wrote the message, when a provider recorded it. Reasoning blocks are bound
+   * to that model: they are not sent to another (see transcript-reasoning.ts).
+   */
+  model?: string;
 }
 
 export type Message = UserMessage | AssistantMessage;
@@ -76,6 +114,10 @@ export function inputTokensOf(usage: Usage): number {
 
 export function toolUses(message: AssistantMessage): ToolUseBlock[] {
   return message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
+}
+
+export function isReasoning(block: AssistantBlock): block is ReasoningBlock {
+  return block.type === "thinking" || block.type === "redacted_thinking" || block.type === "opaque";
 }
 
 /** A call without a name is answered by no tool and rejected by servers (transcript.ts). */

@@ -29,7 +29,7 @@ import {
 import { createProbeTool, PROBE } from "./support/probe-tool.js";
 import { bash, text } from "./support/scripted-provider.js";
 
-const probe = (id: string, outcome = "ok"): AssistantBlock => ({
+const probe = (id: string, outcome = "ok"): ToolUseBlock => ({
   type: "tool_use",
   id,
   name: PROBE,

@@ -36,7 +36,7 @@ export function toChatHistory(system: string, messages: readonly Message[]): Cha
     const response: ChatModelResponse["response"] = [];
     for (const block of message.content) {
       if (block.type === "text") response.push(block.text);
-      else {
+      else if (block.type === "tool_use") {
         const result = results.get(block.id);
         response.push({
           type: "functionCall",

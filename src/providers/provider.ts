@@ -19,6 +19,8 @@ export interface ModelRequest {
 
 export type StreamEvent =
   | { type: "text_delta"; text: string }
+  /** Reasoning as it streams: shown as thinking, never as the answer. */
+  | { type: "thinking_delta"; text: string }
   | { type: "retry"; attempt: number; delayMs: number; reason: string };
 
 export interface ModelReply {

@@ -141,6 +141,8 @@ function next(phase: Phase, event: LoopEvent, at: number, streamText: boolean): 
       const waiting = phase.kind === "waiting" ? phase : { since: at, chars: 0 };
       return { kind: "waiting", since: waiting.since, chars: waiting.chars + event.text.length };
     }
+    case "thinking_delta":
+      return phase.kind === "waiting" ? phase : { kind: "waiting", since: at, chars: 0 };
     case "retry": {
       const reason = event.reason.split("\n")[0] ?? "";
       return { kind: "retry", until: at + event.delayMs, attempt: event.attempt, reason };

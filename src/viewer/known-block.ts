@@ -14,6 +14,12 @@ export function isKnownBlock(value: unknown): value is UserBlock | AssistantBloc
       return typeof block.id === "string" && typeof block.name === "string";
     case "tool_result":
       return typeof block.tool_use_id === "string";
+    case "thinking":
+      return typeof block.thinking === "string";
+    case "redacted_thinking":
+      return typeof block.data === "string";
+    case "opaque":
+      return typeof block.item === "object" && block.item !== null;
     default:
       return false;
   }

@@ -6,6 +6,8 @@ import {
   emptyUsage,
   type Message,
   type StopReason,
+  type TextBlock,
+  type ToolUseBlock,
 } from "../../src/messages.js";
 import type {
   ModelReply,
@@ -76,9 +78,9 @@ export function tokensOf(request: Pick<ModelRequest, "system" | "messages" | "to
   return Math.ceil(chars / 4);
 }
 
-export const text = (value: string): AssistantBlock => ({ type: "text", text: value });
+export const text = (value: string): TextBlock => ({ type: "text", text: value });
 
-export const bash = (id: string, command: string): AssistantBlock => ({
+export const bash = (id: string, command: string): ToolUseBlock => ({
   type: "tool_use",
   id,
   name: "bash",

@@ -65,7 +65,21 @@ function renderBlock(block: unknown): HTMLElement {
       return renderToolCall(block);
     case "tool_result":
       return renderToolResult(block);
+    case "thinking":
+      return renderThinking(block.thinking, block.signature ? "thinking (signed)" : "thinking");
+    case "redacted_thinking":
+      return renderThinking("", "thinking (redacted by the provider)");
+    case "opaque":
+      return renderThinking(block.thinking ?? "", `${String(block.item.type)} (kept as it came)`);
   }
+}
+
+/** Reasoning is its own kind of step: dimmed and folded, never mistaken for the answer. */
+function renderThinking(text: string, label: string): HTMLElement {
+  return element("div", { className: "card thinking" }, [
+    element("div", { className: "label" }, [label]),
+    element("div", { className: "body" }, [text === "" ? "(no text was sent)" : foldedText(text)]),
+  ]);
 }
 
 function renderToolCall(call: ToolUseBlock): HTMLElement {

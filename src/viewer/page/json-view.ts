@@ -113,6 +113,11 @@ function blockLabel(block: unknown): string {
       return `tool_use ${block.name}`;
     case "tool_result":
       return block.is_error ? "tool_result (error)" : "tool_result";
+    case "thinking":
+    case "redacted_thinking":
+      return block.type;
+    case "opaque":
+      return String(block.item.type);
   }
 }
 
@@ -129,6 +134,9 @@ function blockToolId(block: unknown): string | null {
     case "tool_result":
       return block.tool_use_id;
     case "text":
+    case "thinking":
+    case "redacted_thinking":
+    case "opaque":
       return null;
   }
 }

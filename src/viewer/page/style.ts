@@ -79,6 +79,7 @@ main { flex: 1; min-height: 0; display: grid; grid-template-columns: 1fr 1fr; ga
 .card .label .status { margin-left: auto; }
 .card .body { padding: 6px 10px; border-top: 1px solid var(--border); }
 .tool-call { background: var(--tool); }
+.thinking { color: var(--muted); font-style: italic; border-style: dashed; }
 .tool-result { background: var(--ok); border-left: 4px solid var(--ok-edge); }
 .tool-result.error { background: var(--error); border-left-color: var(--error-edge); }
 .tool-result.error .status { color: var(--error-edge); }
