@@ -4,6 +4,13 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError } from "./errors.js";
+import {
+  EFFORTS,
+  type Effort,
+  settingOf,
+  THINKING_MODES,
+  type ThinkingMode,
+} from "./providers/thinking-options.js";
 
 export type OutputFormat = "text" | "json" | "stream-json";
 const OUTPUT_FORMATS: OutputFormat[] = ["text", "json", "stream-json"];
@@ -20,6 +27,10 @@ export interface RunOptions {
   baseURL: string | undefined;
   maxTurns: number;
   maxCost: number | undefined;
+  /** --effort: how hard the model thinks, where it takes a level (else the settings' or its own). */
+  effort: Effort | undefined;
+  /** --thinking adaptive|off (else the settings' or the model's own default). */
+  thinking: ThinkingMode | undefined;
   /** --context-window: the model's window in tokens, when agentloop's table has it wrong. */
   contextWindow: number | undefined;
   /** False with --no-auto-compact: compact only on /compact or when the API says "too long". */
@@ -71,6 +82,8 @@ Options:
   --base-url URL                 API base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL)
   --max-turns N                  stop after N model turns (default ${DEFAULT_MAX_TURNS}; exit code 3)
   --max-cost USD                 stop when the session has cost this much (exit code 3)
+  --effort LEVEL                 low, medium, high, xhigh or max: how hard the model thinks
+  --thinking adaptive|off        think before answering, or not (where the model allows it)
   --context-window N             the model's context window in tokens (default: known per model)
   --no-auto-compact              compact only on /compact or when the API says "too long"
   --tools LIST                   the tools the model gets, e.g. "bash" for s01's one tool
@@ -137,6 +150,8 @@ export function parseCommandLine(argv: string[], currentDirectory = process.cwd(
         ? DEFAULT_MAX_TURNS
         : positiveInteger("--max-turns", values["max-turns"]),
     maxCost: values["max-cost"] === undefined ? undefined : positiveNumber(values["max-cost"]),
+    effort: settingOf(values.effort, EFFORTS, "--effort"),
+    thinking: settingOf(values.thinking, THINKING_MODES, "--thinking"),
     contextWindow:
       values["context-window"] === undefined
         ? undefined
@@ -163,6 +178,8 @@ function parseFlags(argv: string[]) {
       "base-url": { type: "string" },
       "max-turns": { type: "string" },
       "max-cost": { type: "string" },
+      effort: { type: "string" },
+      thinking: { type: "string" },
       "context-window": { type: "string" },
       "no-auto-compact": { type: "boolean" },
       tools: { type: "string" },

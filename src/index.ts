@@ -14,7 +14,6 @@ export {
   type CompactionSettings,
   createCompaction,
 } from "./compaction/compaction.js";
-export { contextWindowFor, DEFAULT_CONTEXT_WINDOW } from "./compaction/context-window.js";
 export { contextFromEntries } from "./compaction/replay.js";
 export { ConfigError, ProviderError, type ProviderErrorKind } from "./errors.js";
 export type {
@@ -46,6 +45,12 @@ export {
   type LocalProvider,
   type LocalProviderOptions,
 } from "./providers/local.js";
+export {
+  DEFAULT_CONTEXT_WINDOW,
+  DEFAULT_MAX_OUTPUT,
+  type ModelFacts,
+  modelFacts,
+} from "./providers/model-table.js";
 export { createOpenAIProvider, type OpenAIProviderOptions } from "./providers/openai.js";
 export {
   DEFAULT_LOCAL_MODEL,

@@ -3,7 +3,6 @@
 
 import type { AgentSession } from "./agent-session.js";
 import type { OutputFormat } from "./config.js";
-import { costOf } from "./cost.js";
 import { type LoopStop, requestUsage } from "./events.js";
 import { exitCodeFor } from "./exit-codes.js";
 import { buildResult } from "./headless.js";
@@ -76,7 +75,7 @@ export async function runOneShot(options: OneShotOptions): Promise<number> {
     const result = buildResult(stop, {
       numTurns,
       usage,
-      costUsd: costOf(session.model, usage),
+      costUsd: session.cost(),
       sessionId: session.id,
       durationMs: performance.now() - started,
     });

@@ -19,7 +19,12 @@ import {
 } from "./permissions.js";
 import { type ResolvedProvider, resolveProvider } from "./providers/presets.js";
 import type { Provider } from "./providers/provider.js";
-import { anthropicOptions, openAIOptions } from "./providers/provider-options.js";
+import {
+  anthropicOptions,
+  openAIOptions,
+  type ProviderHooks,
+} from "./providers/provider-options.js";
+import { chooseThinking, type ThinkingOptions } from "./providers/thinking-options.js";
 import { findSessionToResume } from "./resume.js";
 import {
   newSessionId,
@@ -84,6 +89,12 @@ export async function startSession(
     writer.recordRepair(description);
     if (io.readline) process.stderr.write(`agentloop: repaired the history: ${description}\n`);
   };
+  const onNotice = (sentence: string) => {
+    const resume = io.holdProgress?.();
+    process.stderr.write(`agentloop: ${sentence}\n`);
+    resume?.();
+  };
+  const hooks: ProviderHooks = { onRepair, onNotice };
 
   const interactive = io.readline !== undefined;
   const mode = options.permissionMode
@@ -94,6 +105,13 @@ export async function startSession(
       "permission mode yolo: commands run without a sandbox and without asking. Deny rules still apply.",
     );
   }
+  const thinkingChoice = chooseThinking({
+    effort: options.effort,
+    thinking: options.thinking,
+    showThinking: interactive,
+    workspace: options.cwd,
+    env: userEnv,
+  });
   // Tools first: the sandbox's trial run starts at once and goes on while the SDKs load.
   const [tools, model, compaction] = await Promise.allSettled([
     createSessionTools({
@@ -107,7 +125,9 @@ export async function startSession(
       keyVariable: resolved.apiKeyEnv,
       onNotice: (sentence) => notices.push(sentence),
     }),
-    startProvider(resolved, { env, cwd: options.cwd }, onRepair),
+    thinkingChoice.then((thinking) =>
+      startProvider(resolved, { env, cwd: options.cwd }, hooks, thinking),
+    ),
     chooseCompaction({
       contextWindow: options.contextWindow,
       autoCompact: options.autoCompact,
@@ -165,7 +185,7 @@ export async function startSession(
         env,
       });
       if (next instanceof ConfigError) throw next;
-      provider = await startProvider(next, { env, cwd: options.cwd }, onRepair);
+      provider = await startProvider(next, { env, cwd: options.cwd }, hooks, await thinkingChoice);
       current = next;
       await session.switchProvider(provider, compactionFor(session.id));
     },
@@ -208,18 +228,20 @@ function openSessionFile(
 async function startProvider(
   resolved: ResolvedProvider,
   where: { env: NodeJS.ProcessEnv; cwd: string },
-  onRepair: (description: string) => void,
+  hooks: ProviderHooks,
+  thinking: ThinkingOptions,
 ): Promise<Provider & { device?: string; contextWindow?: number }> {
   if (resolved.protocol === "local") {
     const { startLocalProvider } = await import("./providers/local-start.js");
     const progress = process.stderr;
+    const { onRepair } = hooks;
     return startLocalProvider({ reference: resolved.model, ...where, progress, onRepair });
   }
   // Each SDK on its own: the one not used is not compiled before the first request.
   if (resolved.protocol === "anthropic") {
     const { createAnthropicProvider } = await import("./providers/anthropic.js");
-    return createAnthropicProvider(anthropicOptions(resolved, { onRepair }));
+    return createAnthropicProvider(anthropicOptions(resolved, hooks, thinking));
   }
   const { createOpenAIProvider } = await import("./providers/openai.js");
-  return createOpenAIProvider(openAIOptions(resolved, { onRepair }));
+  return createOpenAIProvider(openAIOptions(resolved, hooks, thinking));
 }

@@ -249,7 +249,7 @@ export function repairReply(history: readonly Message[], reply: AssistantMessage
     inReply.add(id);
     content.push({ ...block, id });
   }
-  return { message: changed ? { role: "assistant", content } : reply, repairs };
+  return { message: changed ? { ...reply, content } : reply, repairs };
 }
 
 /**

@@ -75,12 +75,22 @@ describe("the Anthropic provider", () => {
     expect(answer).toMatchObject({ stopReason: mapped, rawStopReason: raw });
   });
 
-  it("sends the API key, model and max_tokens", async () => {
+  it("sends the API key, model and max_tokens (32,000 for a model the table does not know)", async () => {
     fake.script([reply(text("ok"))]);
     await ask(providerFor(fake, { model: "claude-chosen" }));
     const [request] = fake.requests;
     expect(request?.headers.authorization).toBe("Bearer test-key");
-    expect(request?.body).toMatchObject({ model: "claude-chosen", max_tokens: 8192, stream: true });
+    expect(request?.body).toMatchObject({
+      model: "claude-chosen",
+      max_tokens: 32_000,
+      stream: true,
+    });
+  });
+
+  it("asks a known model for its largest output", async () => {
+    fake.script([reply(text("ok"))]);
+    await ask(providerFor(fake, { model: "claude-sonnet-5-5" }));
+    expect(fake.requests[0]?.body.max_tokens).toBe(128_000);
   });
 
   it("puts cache breakpoints on the last tool, the system prompt and the newest block only", async () => {

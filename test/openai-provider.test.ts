@@ -40,6 +40,7 @@ describe("the OpenAI provider, streaming through the SDK", () => {
     expect(result.message).toEqual({
       role: "assistant",
       content: [{ type: "text", text: "Hello there, how are you?" }],
+      model: "fake-model",
     });
     expect(result).toMatchObject({ stopReason: "end_turn", rawStopReason: "stop" });
   });

@@ -234,7 +234,7 @@ function assemble(...deltas: object[][]): AssistantBlock[] {
     const choice = { index: 0, delta: { tool_calls: toolCalls }, finish_reason: null };
     addChunk(reply, { choices: [choice] } as unknown as ChatCompletionChunk);
   }
-  return finishReply(reply, () => "call_made_up").message.content;
+  return finishReply(reply, () => "call_made_up", "test-model").message.content;
 }
 
 describe("assembling streamed tool calls by index", () => {

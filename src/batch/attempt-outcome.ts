@@ -45,7 +45,9 @@ export function takeLine(line: string, facts: Facts, model: string): number | nu
   if (!used) return null;
   facts.turns += 1;
   facts.usage = addUsage(facts.usage, used);
-  facts.cost = costOf(model, facts.usage);
+  // Each request at its own price: a price can depend on the request's length.
+  const dollars = costOf(model, used);
+  facts.cost = dollars === null ? null : (facts.cost ?? 0) + dollars;
   return facts.cost;
 }
 

@@ -2,8 +2,8 @@
 // command line, then the settings files, then what agentloop knows about the model.
 
 import { ConfigError } from "../errors.js";
+import { DEFAULT_CONTEXT_WINDOW, modelFacts } from "../providers/model-table.js";
 import { readAllSettings } from "../settings.js";
-import { contextWindowFor, DEFAULT_CONTEXT_WINDOW } from "./context-window.js";
 
 export interface CompactionChoice {
   /** From --context-window or a settings file; null leaves it to the provider or the model. */
@@ -47,7 +47,7 @@ export function contextWindowOf(
   return (
     choice.contextWindow ??
     provider.contextWindow ??
-    contextWindowFor(provider.model) ??
+    modelFacts(provider.model)?.contextWindow ??
     DEFAULT_CONTEXT_WINDOW
   );
 }

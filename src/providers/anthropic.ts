@@ -1,7 +1,9 @@
 // The Anthropic Messages API as a Provider, through the official SDK. Our messages are already
 // Anthropic-shaped, so this file only adds what the wire needs: transcript repair, prompt-cache
-// breakpoints, streaming text as it arrives, our own retries around the whole stream, and
-// errors turned into sentences a user can act on.
+// breakpoints, the model's thinking settings, streaming text and thinking as they arrive, our
+// own retries around the whole stream, and errors turned into sentences a user can act on.
+// A reply is kept as it came, every block in order (thinking and its signature included), as
+// the seed appends `response.content`: the API rejects a tool-use cycle whose thinking is gone.
 
 import type { Middleware } from "@anthropic-ai/sdk";
 import { BaseAnthropic } from "@anthropic-ai/sdk/client";
@@ -17,7 +19,10 @@ import {
 import { ConfigError } from "../errors.js";
 import type { AssistantBlock, Message, StopReason } from "../messages.js";
 import { prepareForRequest } from "../transcript.js";
+import { reasoningFor } from "../transcript-reasoning.js";
 import { classifyAnthropicError } from "./anthropic-errors.js";
+import { type AnthropicThinking, anthropicThinking } from "./anthropic-thinking.js";
+import { DEFAULT_MAX_OUTPUT, modelFacts } from "./model-table.js";
 import type {
   ModelReply,
   ModelRequest,
@@ -26,20 +31,24 @@ import type {
   ToolDefinition,
 } from "./provider.js";
 import { type RetryPolicy, withRetries } from "./retry.js";
+import { onceEach, withSdkWarnings } from "./sdk-warnings.js";
+import type { ThinkingOptions } from "./thinking-options.js";
 
 export interface AnthropicProviderOptions {
   apiKey: string;
   /** Defaults to ANTHROPIC_BASE_URL, then https://api.anthropic.com (the SDK's rule). */
   baseURL?: string;
   model: string;
-  /** The most output tokens one reply may use. */
+  /** The most output tokens one reply may use; by default the model's largest output. */
   maxTokens?: number;
+  /** --thinking and --effort, and whether the user should see what the model thinks. */
+  thinking?: ThinkingOptions;
   retryPolicy?: Partial<RetryPolicy>;
   /** Hears, in one sentence each, every repair made to the transcript before a request. */
   onRepair?: (description: string) => void;
+  /** Hears what the SDK warns about (a model near its end of life), once per session each. */
+  onNotice?: (sentence: string) => void;
 }
-
-export const DEFAULT_MAX_TOKENS = 8192;
 
 const EPHEMERAL: CacheControlEphemeral = { type: "ephemeral" };
 
@@ -63,14 +72,19 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
     maxRetries: 0,
   });
   const target = { model: options.model, baseURL: client.baseURL };
+  // A choice the model cannot take fails here, before any request, in one sentence.
+  const thinking = anthropicThinking(options.model, options.thinking ?? {});
+  const notice = onceEach(options.onNotice);
 
   return {
     name: "anthropic",
     model: options.model,
-    maxOutputTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
+    maxOutputTokens: maxTokensOf(options),
     async *stream(request) {
-      const params = messagesRequestBody(request, options);
-      return yield* withRetries((signal, alive) => streamOnce(client, params, signal, alive), {
+      const params = messagesRequestBody(request, { ...options, thinking });
+      const start = (signal: AbortSignal, alive: () => void) =>
+        streamOnce(client, params, { signal, alive, notice, model: options.model });
+      return yield* withRetries(start, {
         signal: request.signal,
         policy: options.retryPolicy,
         classify: (error) => classifyAnthropicError(error, target),
@@ -85,13 +99,17 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
  */
 export function messagesRequestBody(
   request: ModelRequest,
-  options: Pick<AnthropicProviderOptions, "model" | "maxTokens" | "onRepair">,
+  options: Pick<AnthropicProviderOptions, "model" | "maxTokens" | "onRepair"> & {
+    thinking?: AnthropicThinking;
+  },
 ): MessageCreateParamsBase {
-  const { messages, repairs } = prepareForRequest(request.messages);
+  const sendable = reasoningFor(request.messages, { model: options.model, protocol: "anthropic" });
+  const { messages, repairs } = prepareForRequest(sendable);
   for (const repair of repairs) options.onRepair?.(repair);
   return {
     model: options.model,
-    max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
+    max_tokens: maxTokensOf(options),
+    ...options.thinking,
     ...(request.system && {
       system: [{ type: "text", text: request.system, cache_control: EPHEMERAL }],
     }),
@@ -100,20 +118,37 @@ export function messagesRequestBody(
   };
 }
 
+function maxTokensOf(options: Pick<AnthropicProviderOptions, "model" | "maxTokens">): number {
+  return options.maxTokens ?? modelFacts(options.model)?.maxOutput ?? DEFAULT_MAX_OUTPUT;
+}
+
+interface StreamContext {
+  signal: AbortSignal;
+  alive: () => void;
+  notice: (sentence: string) => void;
+  model: string;
+}
+
 async function* streamOnce(
   client: MessagesClient,
   params: MessageCreateParamsBase,
-  signal: AbortSignal,
-  alive: () => void,
+  { signal, alive, notice, model }: StreamContext,
 ): AsyncGenerator<StreamEvent, ModelReply> {
   const middleware = [reportingProgress(alive)];
-  const stream = client.messages.stream(params, { signal, middleware });
+  // The SDK warns on the console as it sends (a deprecated model): those warnings become
+  // agentloop's notices, once each, instead of lines in the middle of an answer.
+  const stream = withSdkWarnings(notice, () =>
+    client.messages.stream(params, { signal, middleware }),
+  );
   for await (const event of stream) {
-    if (event.type === "content_block_delta" && event.delta.type === "text_delta") {
-      if (event.delta.text) yield { type: "text_delta", text: event.delta.text };
+    if (event.type !== "content_block_delta") continue;
+    if (event.delta.type === "text_delta" && event.delta.text) {
+      yield { type: "text_delta", text: event.delta.text };
+    } else if (event.delta.type === "thinking_delta" && event.delta.thinking) {
+      yield { type: "thinking_delta", text: event.delta.thinking };
     }
   }
-  return toModelReply(await stream.finalMessage());
+  return toModelReply(await stream.finalMessage(), model);
 }
 
 /**
@@ -145,20 +180,19 @@ function reportingProgress(alive: () => void): Middleware {
 }
 
 /**
- * The SDK parses a tool input cut off by max_tokens leniently, so the input may look whole;
- * the stop reason says whether it is. Empty text blocks are dropped: sending one back is a 400.
+ * The reply as it came, block by block. The SDK parses a tool input cut off by max_tokens
+ * leniently, so the input may look whole; the stop reason says whether it is. Empty text
+ * blocks are dropped (sending one back is a 400), and so is a thinking block cut off before
+ * its signature arrived (max_tokens mid-thinking): it can never be sent back.
  */
-function toModelReply(message: AnthropicMessage): ModelReply {
+function toModelReply(message: AnthropicMessage, model: string): ModelReply {
   const content: AssistantBlock[] = [];
   for (const block of message.content) {
-    if (block.type === "text" && block.text.trim()) {
-      content.push({ type: "text", text: block.text });
-    } else if (block.type === "tool_use") {
-      content.push({ type: "tool_use", id: block.id, name: block.name, input: block.input });
-    }
+    const kept = keptBlock(block);
+    if (kept) content.push(kept);
   }
   return {
-    message: { role: "assistant", content },
+    message: { role: "assistant", content, model },
     stopReason: toStopReason(message.stop_reason),
     rawStopReason: message.stop_reason,
     usage: {
@@ -168,6 +202,24 @@ function toModelReply(message: AnthropicMessage): ModelReply {
       cache_creation_input_tokens: message.usage.cache_creation_input_tokens ?? 0,
     },
   };
+}
+
+function keptBlock(block: AnthropicMessage["content"][number]): AssistantBlock | null {
+  switch (block.type) {
+    case "text":
+      return block.text.trim() ? { type: "text", text: block.text } : null;
+    case "tool_use":
+      return { type: "tool_use", id: block.id, name: block.name, input: block.input };
+    case "thinking":
+      return block.signature
+        ? { type: "thinking", thinking: block.thinking, signature: block.signature }
+        : null;
+    case "redacted_thinking":
+      return { type: "redacted_thinking", data: block.data };
+    default:
+      // A block this code does not know (a newer API's): kept whole, sent back unchanged.
+      return { type: "opaque", protocol: "anthropic", item: { ...block } };
+  }
 }
 
 function toStopReason(reason: AnthropicMessage["stop_reason"]): StopReason {
@@ -200,8 +252,8 @@ function toolsWithBreakpoint(tools: ToolDefinition[]): AnthropicTool[] {
 
 function messagesWithBreakpoint(messages: Message[]): MessageParam[] {
   return messages.map((original, index): MessageParam => {
-    const message = withObjectInputs(original);
-    if (index !== messages.length - 1) return message as MessageParam;
+    const message = toWireMessage(original);
+    if (index !== messages.length - 1) return message;
     const blocks = (
       typeof message.content === "string"
         ? [{ type: "text", text: message.content }]
@@ -214,19 +266,28 @@ function messagesWithBreakpoint(messages: Message[]): MessageParam[] {
 }
 
 /**
- * The API takes only a JSON object as a tool call's input. Another provider may have recorded
- * the raw text of arguments that were not JSON (a resumed session); such a call goes as `{}`,
- * and its error result already tells the model what was wrong with it.
+ * An assistant message in the API's words: only `role` and `content` (the model that wrote it
+ * stays on our side), an opaque block as the item it came as, and every tool call's input a
+ * JSON object. Another provider may have recorded the raw text of arguments that were not JSON
+ * (a resumed session); such a call goes as `{}`, and its error result already says what was
+ * wrong with it. Thinking blocks are already in the API's shape and go unchanged.
  */
-function withObjectInputs(message: Message): Message {
-  if (message.role === "user") return message;
-  if (message.content.every((block) => block.type !== "tool_use" || isObject(block.input))) {
-    return message;
-  }
-  const content = message.content.map((block) =>
-    block.type === "tool_use" && !isObject(block.input) ? { ...block, input: {} } : block,
-  );
-  return { role: "assistant", content };
+function toWireMessage(message: Message): MessageParam {
+  if (message.role === "user") return message as MessageParam;
+  const content = message.content.some(needsRewriting)
+    ? message.content.map(toWireBlock)
+    : message.content;
+  return { role: "assistant", content: content as ContentBlockParam[] };
+}
+
+function needsRewriting(block: AssistantBlock): boolean {
+  return block.type === "opaque" || (block.type === "tool_use" && !isObject(block.input));
+}
+
+function toWireBlock(block: AssistantBlock): AssistantBlock | Record<string, unknown> {
+  if (block.type === "opaque") return block.item;
+  if (block.type === "tool_use" && !isObject(block.input)) return { ...block, input: {} };
+  return block;
 }
 
 function isObject(input: unknown): boolean {

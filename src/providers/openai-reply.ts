@@ -21,21 +21,48 @@ interface PartialToolCall {
 export interface ReplyInProgress {
   chunkCount: number;
   text: string;
+  /** The model's reasoning (`reasoning_content`, or `reasoning` on some servers). */
+  reasoning: string;
   toolCalls: PartialToolCall[];
   finishReason: string | null;
   usage: Usage;
 }
 
 export function startReply(): ReplyInProgress {
-  return { chunkCount: 0, text: "", toolCalls: [], finishReason: null, usage: emptyUsage() };
+  return {
+    chunkCount: 0,
+    text: "",
+    reasoning: "",
+    toolCalls: [],
+    finishReason: null,
+    usage: emptyUsage(),
+  };
 }
 
-/** Adds one chunk to the reply and returns the text it carried, for streaming to the user. */
-export function addChunk(reply: ReplyInProgress, chunk: ChatCompletionChunk): string {
+/** What one chunk added, for streaming to the user: answer text and reasoning apart. */
+export interface ChunkText {
+  text: string;
+  reasoning: string;
+}
+
+const NOTHING: ChunkText = { text: "", reasoning: "" };
+
+/**
+ * Reasoning as servers stream it beside `content`: DeepSeek, SGLang, Kimi, GLM and Qwen's own
+ * servers (and vLLM before 0.10) call it `reasoning_content`; vLLM, Ollama and OpenRouter
+ * `reasoning`. The SDK's types know neither.
+ */
+interface ReasoningDelta {
+  reasoning_content?: string | null;
+  reasoning?: string | null;
+}
+
+/** Adds one chunk to the reply and returns the text and reasoning it carried. */
+export function addChunk(reply: ReplyInProgress, chunk: ChatCompletionChunk): ChunkText {
   reply.chunkCount += 1;
   if (chunk.usage) reply.usage = toUsage(chunk.usage);
   const choice = chunk.choices?.[0];
-  if (!choice) return "";
+  if (!choice) return NOTHING;
   if (choice.finish_reason) reply.finishReason = choice.finish_reason;
   for (const delta of choice.delta?.tool_calls ?? []) {
     const name = delta.function?.name ?? "";
@@ -47,8 +74,11 @@ export function addChunk(reply: ReplyInProgress, chunk: ChatCompletionChunk): st
     call.arguments += delta.function?.arguments ?? "";
   }
   const text = choice.delta?.content ?? "";
+  const delta = choice.delta as ReasoningDelta | undefined;
+  const reasoning = delta?.reasoning_content ?? delta?.reasoning ?? "";
   reply.text += text;
-  return text;
+  reply.reasoning += typeof reasoning === "string" ? reasoning : "";
+  return text === "" && reasoning === "" ? NOTHING : { text, reasoning };
 }
 
 /**
@@ -108,8 +138,14 @@ export function isEmptyReply(reply: ReplyInProgress): boolean {
  * The finished reply in our shape. `idPrefix` names calls that came without an id; it is only
  * called for them.
  */
-export function finishReply(reply: ReplyInProgress, idPrefix: () => string): ModelReply {
+export function finishReply(
+  reply: ReplyInProgress,
+  idPrefix: () => string,
+  model: string,
+): ModelReply {
   const content: AssistantBlock[] = [];
+  // Kept to be sent back: DeepSeek rejects a tool-calling history whose reasoning is gone.
+  if (reply.reasoning.trim() !== "") content.push({ type: "thinking", thinking: reply.reasoning });
   // Whitespace-only text is dropped: Anthropic-shaped transcripts may not hold empty text.
   if (reply.text.trim() !== "") content.push({ type: "text", text: reply.text });
   for (const [position, call] of reply.toolCalls.entries()) {
@@ -117,7 +153,7 @@ export function finishReply(reply: ReplyInProgress, idPrefix: () => string): Mod
     content.push({ type: "tool_use", id, name: call.name, input: parseArguments(call.arguments) });
   }
   return {
-    message: { role: "assistant", content },
+    message: { role: "assistant", content, model },
     stopReason: toStopReason(reply.finishReason),
     rawStopReason: reply.finishReason,
     usage: reply.usage,

@@ -33,8 +33,18 @@ export function toChatTools(tools: ToolDefinition[]): ChatCompletionFunctionTool
   }));
 }
 
-function toChatAssistant(message: AssistantMessage): ChatCompletionAssistantMessageParam {
+/**
+ * The reasoning a server streamed goes back with its message, as `reasoning_content`:
+ * DeepSeek's thinking mode answers 400 to a tool-calling message without it, and servers that
+ * do not want it back ignore it.
+ */
+type AssistantWithReasoning = ChatCompletionAssistantMessageParam & { reasoning_content?: string };
+
+function toChatAssistant(message: AssistantMessage): AssistantWithReasoning {
   const text = joinText(message.content.filter((block) => block.type === "text"));
+  const reasoning = message.content
+    .flatMap((block) => (block.type === "thinking" ? [block.thinking] : []))
+    .join("");
   const toolCalls: ChatCompletionMessageToolCall[] = [];
   for (const block of message.content) {
     if (block.type !== "tool_use") continue;
@@ -44,8 +54,14 @@ function toChatAssistant(message: AssistantMessage): ChatCompletionAssistantMess
       function: { name: block.name, arguments: argumentsOf(block.input) },
     });
   }
-  if (toolCalls.length === 0) return { role: "assistant", content: text };
-  return { role: "assistant", content: text === "" ? null : text, tool_calls: toolCalls };
+  const withReasoning = reasoning === "" ? {} : { reasoning_content: reasoning };
+  if (toolCalls.length === 0) return { role: "assistant", content: text, ...withReasoning };
+  return {
+    role: "assistant",
+    content: text === "" ? null : text,
+    ...withReasoning,
+    tool_calls: toolCalls,
+  };
 }
 
 /** Tool results first, each its own message in order; any text the user added comes after. */

@@ -6,13 +6,16 @@
 import OpenAI from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { ProviderError } from "../errors.js";
+import { isReasoning } from "../messages.js";
 import { prepareForRequest, repairReply } from "../transcript.js";
+import { reasoningFor } from "../transcript-reasoning.js";
 import { lazyCallIdPrefix } from "./call-ids.js";
 import { classifyOpenAIError, type ServerContext } from "./openai-errors.js";
 import { addChunk, finishReply, isEmptyReply, startReply } from "./openai-reply.js";
 import { toChatMessages, toChatTools } from "./openai-request.js";
 import type { ModelReply, Provider, StreamEvent } from "./provider.js";
 import { type RetryPolicy, withRetries } from "./retry.js";
+import type { Effort } from "./thinking-options.js";
 
 export interface OpenAIProviderOptions {
   /** Omitted for local servers that need no key. */
@@ -21,6 +24,8 @@ export interface OpenAIProviderOptions {
   model: string;
   /** Sent as `max_tokens` only when set: by default the server's own limit applies. */
   maxTokens?: number;
+  /** --effort, sent as `reasoning_effort` only when set. */
+  effort?: Effort;
   /** The preset's name, used in error messages and as the provider's name. */
   name?: string;
   /** The environment variable the key came from, named when the key is rejected. */
@@ -57,7 +62,8 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
     model: options.model,
     maxOutputTokens: options.maxTokens,
     async *stream(request) {
-      const { messages, repairs } = prepareForRequest(request.messages);
+      const target = { model: options.model, protocol: "chat" } as const;
+      const { messages, repairs } = prepareForRequest(reasoningFor(request.messages, target));
       for (const repair of repairs) options.onRepair?.(repair);
       const body: ChatCompletionCreateParamsStreaming = {
         model: options.model,
@@ -67,6 +73,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
       };
       if (request.tools.length > 0) body.tools = toChatTools(request.tools);
       if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens;
+      if (options.effort !== undefined) body.reasoning_effort = options.effort;
       const idPrefix = lazyCallIdPrefix(request.messages);
 
       // Transport failures are retried inside withRetries; an empty reply is a whole answer
@@ -85,7 +92,9 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
         const repaired = repairReply(request.messages, received.message);
         for (const repair of repaired.repairs) options.onRepair?.(repair);
         const reply = { ...received, message: repaired.message };
-        if (reply.message.content.length > 0 || reply.stopReason === "refusal") return reply;
+        // Reasoning alone is no answer: it is asked for again like an empty reply.
+        const says = reply.message.content.some((block) => !isReasoning(block));
+        if (says || reply.stopReason === "refusal") return reply;
         if (retry === EMPTY_REPLY_RETRIES) {
           throw new ProviderError(
             "empty_reply",
@@ -114,7 +123,8 @@ async function* streamOnce(
   const stream = await client.chat.completions.create(body, { signal });
   for await (const chunk of stream) {
     alive();
-    const text = addChunk(reply, chunk);
+    const { text, reasoning } = addChunk(reply, chunk);
+    if (reasoning !== "") yield { type: "thinking_delta", text: reasoning };
     if (text !== "") yield { type: "text_delta", text };
   }
   // The SDK ends the iteration quietly when aborted: make the interruption visible.
@@ -123,5 +133,5 @@ async function* streamOnce(
     const message = `The reply from ${client.baseURL} ended before the model finished.`;
     throw new ProviderError("server", message);
   }
-  return finishReply(reply, idPrefix);
+  return finishReply(reply, idPrefix, body.model);
 }

@@ -4,30 +4,38 @@
 import type { AnthropicProviderOptions } from "./anthropic.js";
 import type { OpenAIProviderOptions } from "./openai.js";
 import type { ResolvedProvider } from "./presets.js";
+import type { ThinkingOptions } from "./thinking-options.js";
 
 export interface ProviderHooks {
   /** Hears, in one sentence each, every repair made to the transcript before a request. */
   onRepair?: (description: string) => void;
+  /** Hears what the user should know about the model as requests go (a deprecation), once each. */
+  onNotice?: (sentence: string) => void;
 }
 
 export function anthropicOptions(
   resolved: ResolvedProvider,
   hooks: ProviderHooks,
+  thinking: ThinkingOptions = {},
 ): AnthropicProviderOptions {
   return {
     // resolveProvider never lets an Anthropic preset through without its key.
     apiKey: resolved.apiKey ?? "",
     baseURL: resolved.baseURL,
     model: resolved.model,
+    thinking,
     onRepair: hooks.onRepair,
+    onNotice: hooks.onNotice,
   };
 }
 
 export function openAIOptions(
   resolved: ResolvedProvider,
   hooks: ProviderHooks,
+  thinking: ThinkingOptions = {},
 ): OpenAIProviderOptions {
   return {
+    effort: thinking.effort,
     apiKey: resolved.apiKey,
     baseURL: resolved.baseURL,
     model: resolved.model,

@@ -6,6 +6,7 @@ import type { Message } from "../../src/messages.js";
 import { createAnthropicProvider } from "../../src/providers/anthropic.js";
 import type { ModelReply, Provider, StreamEvent } from "../../src/providers/provider.js";
 import type { RetryPolicy } from "../../src/providers/retry.js";
+import type { ThinkingOptions } from "../../src/providers/thinking-options.js";
 import type { FakeAnthropic } from "./fake-anthropic-server.js";
 
 export const fastRetries: Partial<RetryPolicy> = {
@@ -24,6 +25,8 @@ export function providerFor(
     onRepair?: (repair: string) => void;
     maxAttempts?: number;
     idleTimeoutMs?: number;
+    thinking?: ThinkingOptions;
+    onNotice?: (sentence: string) => void;
   } = {},
 ): Provider {
   return createAnthropicProvider({
@@ -36,6 +39,8 @@ export function providerFor(
       idleTimeoutMs: options.idleTimeoutMs ?? fastRetries.idleTimeoutMs,
     },
     onRepair: options.onRepair,
+    onNotice: options.onNotice,
+    thinking: options.thinking,
   });
 }
 

@@ -10,6 +10,13 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type CacheUsage, countTokens, PromptCache } from "./fake-anthropic-cache.js";
+import {
+  checkThinking,
+  redactedData,
+  shownThinking,
+  signThinking,
+  thinkingOn,
+} from "./fake-anthropic-thinking.js";
 import { validateRequest } from "./fake-anthropic-validation.js";
 
 export interface FakeText {
@@ -32,7 +39,26 @@ export interface FakeCutToolUse {
   partialJson: string;
 }
 
-export type FakeBlock = FakeText | FakeToolUse | FakeCutToolUse;
+/**
+ * The model's thinking, signed by the fake for the request's model. `cutOff` ends the stream
+ * inside it, before the signature, as max_tokens does mid-thinking.
+ */
+export interface FakeThinking {
+  type: "thinking";
+  thinking: string;
+  cutOff?: boolean;
+}
+
+export interface FakeRedactedThinking {
+  type: "redacted_thinking";
+}
+
+export type FakeBlock =
+  | FakeText
+  | FakeToolUse
+  | FakeCutToolUse
+  | FakeThinking
+  | FakeRedactedThinking;
 
 export interface FakeReply {
   kind: "reply";
@@ -72,6 +98,8 @@ export interface RecordedBody {
   system?: string | RecordedBlock[];
   tools?: { name: string; input_schema: unknown; cache_control?: unknown }[];
   messages: { role: "user" | "assistant"; content: string | RecordedBlock[] }[];
+  thinking?: { type?: string; display?: string };
+  output_config?: { effort?: string };
 }
 
 export interface RecordedRequest {
@@ -159,7 +187,7 @@ export async function startFakeAnthropic(
     if (!req.headers["x-api-key"] && !req.headers.authorization?.startsWith("Bearer ")) {
       return answer(401, "authentication_error", "x-api-key header is required");
     }
-    const invalid = validateRequest(body);
+    const invalid = validateRequest(body) ?? checkThinking(body);
     if (invalid) return answer(400, "invalid_request_error", invalid);
     if (body.stream !== true) {
       return answer(400, "invalid_request_error", "the fake server only answers `stream: true`");
@@ -183,7 +211,7 @@ export async function startFakeAnthropic(
       return sendError(res, turn.status, turn.errorType, turn.message, turn.headers);
     }
     record.usage = cache.account(body);
-    streamTurn(res, turn, body.model, requests.length, record.usage);
+    streamTurn(res, withThinking(turn, body, requests.length), body, requests.length, record.usage);
   });
 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -243,10 +271,19 @@ interface SseEvent {
 
 type StreamedTurn = Exclude<FakeTurn, { kind: "http_error" }>;
 
+/** A model that thinks starts every reply with thinking, unless the script wrote its own. */
+function withThinking(turn: StreamedTurn, body: RecordedBody, number: number): StreamedTurn {
+  const first = turn.content[0];
+  const scripted = first?.type === "thinking" || first?.type === "redacted_thinking";
+  if (scripted || !thinkingOn(body)) return turn;
+  const thinking: FakeThinking = { type: "thinking", thinking: `Working out request ${number}.` };
+  return { ...turn, content: [thinking, ...turn.content] };
+}
+
 function streamTurn(
   res: ServerResponse,
   turn: StreamedTurn,
-  model: string,
+  body: RecordedBody,
   number: number,
   usage: CacheUsage,
 ) {
@@ -255,7 +292,7 @@ function streamTurn(
     "cache-control": "no-cache",
     "request-id": `req_fake_${number}`,
   });
-  const { events, middleOfLastBlock } = replyEvents(turn, model, number, usage);
+  const { events, middleOfLastBlock } = replyEvents(turn, body, number, usage);
   const send = (event: SseEvent, done?: () => void) =>
     res.write(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`, done);
   switch (turn.kind) {
@@ -296,7 +333,8 @@ function streamTurn(
 }
 
 /** The whole SSE conversation for a reply, and where the middle of its last block is. */
-function replyEvents(turn: StreamedTurn, model: string, number: number, usage: CacheUsage) {
+function replyEvents(turn: StreamedTurn, body: RecordedBody, number: number, usage: CacheUsage) {
+  const model = body.model;
   const events: SseEvent[] = [];
   const push = (event: string, data: Record<string, unknown>) => events.push({ event, data });
   push("message_start", {
@@ -316,25 +354,15 @@ function replyEvents(turn: StreamedTurn, model: string, number: number, usage: C
   let middleOfLastBlock = events.length;
   let outputChars = 0;
   for (const [index, block] of turn.content.entries()) {
-    const start =
-      block.type === "text"
-        ? { type: "text", text: "" }
-        : { type: "tool_use", id: block.id, name: block.name, input: {} };
-    push("content_block_start", { type: "content_block_start", index, content_block: start });
-    const whole =
-      block.type === "text"
-        ? block.text
-        : "partialJson" in block
-          ? block.partialJson
-          : JSON.stringify(block.input);
-    outputChars += whole.length;
-    const pieces = split(whole, 4);
-    middleOfLastBlock = events.length + Math.max(1, Math.ceil(pieces.length / 2));
-    for (const piece of pieces) {
-      const delta =
-        block.type === "text"
-          ? { type: "text_delta", text: piece }
-          : { type: "input_json_delta", partial_json: piece };
+    const blockEvents = blockStream(block, body, number);
+    outputChars += blockEvents.chars;
+    push("content_block_start", {
+      type: "content_block_start",
+      index,
+      content_block: blockEvents.start,
+    });
+    middleOfLastBlock = events.length + Math.max(1, Math.ceil(blockEvents.deltas.length / 2));
+    for (const delta of blockEvents.deltas) {
       push("content_block_delta", { type: "content_block_delta", index, delta });
     }
     push("content_block_stop", { type: "content_block_stop", index });
@@ -349,6 +377,47 @@ function replyEvents(turn: StreamedTurn, model: string, number: number, usage: C
   });
   push("message_stop", { type: "message_stop" });
   return { events, middleOfLastBlock };
+}
+
+/** How one block of a reply streams: its start, its deltas, and the characters it costs. */
+function blockStream(block: FakeBlock, body: RecordedBody, number: number) {
+  switch (block.type) {
+    case "text":
+      return {
+        start: { type: "text", text: "" },
+        deltas: split(block.text, 4).map((text) => ({ type: "text_delta", text })),
+        chars: block.text.length,
+      };
+    case "tool_use": {
+      const whole = "partialJson" in block ? block.partialJson : JSON.stringify(block.input);
+      return {
+        start: { type: "tool_use", id: block.id, name: block.name, input: {} },
+        deltas: split(whole, 4).map((json) => ({ type: "input_json_delta", partial_json: json })),
+        chars: whole.length,
+      };
+    }
+    case "thinking": {
+      const shown = shownThinking(body, block.thinking);
+      const deltas: Record<string, unknown>[] = split(shown, 3).map((thinking) => ({
+        type: "thinking_delta",
+        thinking,
+      }));
+      if (!block.cutOff) {
+        deltas.push({ type: "signature_delta", signature: signThinking(body.model, shown) });
+      }
+      return {
+        start: { type: "thinking", thinking: "", signature: "" },
+        deltas,
+        chars: block.thinking.length,
+      };
+    }
+    case "redacted_thinking":
+      return {
+        start: { type: "redacted_thinking", data: redactedData(body.model, number) },
+        deltas: [],
+        chars: 40,
+      };
+  }
 }
 
 /** Splits text into at most `parts` pieces, so deltas arrive in several chunks. */
@@ -368,6 +437,8 @@ export const toolUse = (id: string, name: string, input: Record<string, unknown>
   name,
   input,
 });
+
+export const thinking = (value: string): FakeThinking => ({ type: "thinking", thinking: value });
 
 export const reply = (...content: FakeBlock[]): FakeReply => ({ kind: "reply", content });
 

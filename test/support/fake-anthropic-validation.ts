@@ -89,6 +89,8 @@ function checkMessages(messages: Message[]): string | null {
     if (message.role !== "user" && message.role !== "assistant") {
       return `messages.${index}.role: Input should be 'user' or 'assistant'`;
     }
+    const extra = Object.keys(message).find((key) => key !== "role" && key !== "content");
+    if (extra) return `messages.${index}.${extra}: Extra inputs are not permitted`;
     if (previous?.role === message.role) {
       return `messages: roles must alternate between "user" and "assistant", but found multiple "${message.role}" roles in a row`;
     }
@@ -157,7 +159,13 @@ function checkUser(message: Message, index: number, previous: Message | undefine
     const where = `messages.${index}.content.${position}`;
     const problem = checkText(block, where);
     if (problem) return problem;
-    if (block.type === "tool_use") return `${where}: tool_use blocks are not allowed here`;
+    if (
+      block.type === "tool_use" ||
+      block.type === "thinking" ||
+      block.type === "redacted_thinking"
+    ) {
+      return `${where}: ${String(block.type)} blocks are not allowed here`;
+    }
     if (block.type !== "tool_result") {
       seenOtherContent = true;
       continue;
@@ -180,7 +188,7 @@ function checkUser(message: Message, index: number, previous: Message | undefine
 }
 
 function checkText(block: Block, where: string): string | null {
-  const known = ["text", "tool_use", "tool_result"];
+  const known = ["text", "tool_use", "tool_result", "thinking", "redacted_thinking"];
   if (!known.includes(block.type as string)) {
     return `${where}.type: Input tag '${String(block.type)}' found using 'type' does not match any of the expected tags`;
   }
