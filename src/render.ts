@@ -112,6 +112,8 @@ export function createRenderer(options: RendererOptions): (event: LoopEvent) => 
         else if (event.reason !== "end_turn")
           options.progress.write(paint("33", `■ ${event.detail}\n`));
         return;
+      // Thinking is shown by the progress line, dim and short, and is never part of the answer.
+      case "thinking_delta":
       case "turn_start":
       case "tool_results":
       case "continuation":

@@ -17,6 +17,7 @@ import {
   type PermissionRules,
   parsePermissionMode,
 } from "./permissions.js";
+import { assumedFactsNotice, modelFacts } from "./providers/model-table.js";
 import { type ResolvedProvider, resolveProvider } from "./providers/presets.js";
 import type { Provider } from "./providers/provider.js";
 import {
@@ -95,6 +96,7 @@ export async function startSession(
     resume?.();
   };
   const hooks: ProviderHooks = { onRepair, onNotice };
+  const where = { env, cwd: options.cwd };
 
   const interactive = io.readline !== undefined;
   const mode = options.permissionMode
@@ -125,9 +127,7 @@ export async function startSession(
       keyVariable: resolved.apiKeyEnv,
       onNotice: (sentence) => notices.push(sentence),
     }),
-    thinkingChoice.then((thinking) =>
-      startProvider(resolved, { env, cwd: options.cwd }, hooks, thinking),
-    ),
+    thinkingChoice.then((thinking) => startProvider(resolved, where, hooks, thinking)),
     chooseCompaction({
       contextWindow: options.contextWindow,
       autoCompact: options.autoCompact,
@@ -140,7 +140,7 @@ export async function startSession(
     throw model.status === "rejected" ? model.reason : (compaction as PromiseRejectedResult).reason;
   }
   if (tools.status === "rejected") throw tools.reason;
-  let provider = model.value;
+  let provider = withAssumedFactsNotice(model.value, resolved, options, onNotice);
   const toolbox = tools.value;
   const compactionFor = (sessionId: string) => {
     const contextWindow = contextWindowOf(compaction.value, provider);
@@ -185,7 +185,8 @@ export async function startSession(
         env,
       });
       if (next instanceof ConfigError) throw next;
-      provider = await startProvider(next, { env, cwd: options.cwd }, hooks, await thinkingChoice);
+      const started = await startProvider(next, where, hooks, await thinkingChoice);
+      provider = withAssumedFactsNotice(started, next, options, onNotice);
       current = next;
       await session.switchProvider(provider, compactionFor(session.id));
     },
@@ -219,6 +220,33 @@ function openSessionFile(
   );
   for (const message of resumed?.added ?? []) writer.recordMessage(message);
   return { writer, messages: resumed?.messages ?? [], notices };
+}
+
+/**
+ * A hosted model the table does not know is told about once, after its first reply: its
+ * window and price are assumed. Said before, it would stand in front of the one sentence of a
+ * model the server does not know either.
+ */
+function withAssumedFactsNotice<P extends Provider>(
+  provider: P,
+  resolved: ResolvedProvider,
+  options: RunOptions,
+  notice: (sentence: string) => void,
+): P {
+  const hosted = resolved.apiKeyEnv !== null && resolved.protocol !== "local";
+  if (!hosted || options.contextWindow !== undefined || modelFacts(provider.model)) {
+    return provider;
+  }
+  let told = false;
+  return {
+    ...provider,
+    async *stream(request) {
+      const reply = yield* provider.stream(request);
+      if (!told) notice(assumedFactsNotice(provider.model));
+      told = true;
+      return reply;
+    },
+  };
 }
 
 /**

@@ -123,17 +123,25 @@ describe("a tool-using task on a model that thinks", () => {
 
 describe("the thinking the fake API enforces (so the tests above mean something)", () => {
   it("rejects a tool-use cycle sent back without its thinking, with the API's words", async () => {
-    fake.script([reply(text("unused"))]);
-    const messages: Message[] = [
-      { role: "user", content: "go" },
-      { role: "assistant", content: [bashCall("toolu_1", "true") as never] },
-      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "ok" }] },
-    ];
-    const { error } = await ask(
-      providerFor(fake, { model: "claude-sonnet-5-5", maxAttempts: 1 }),
-      messages,
-    );
-    expect(error?.message).toContain(
+    const response = await fetch(`${fake.url}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": "k" },
+      body: JSON.stringify({
+        model: "claude-sonnet-5-5",
+        max_tokens: 100,
+        stream: true,
+        messages: [
+          { role: "user", content: "go" },
+          { role: "assistant", content: [bashCall("toolu_1", "true")] },
+          {
+            role: "user",
+            content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "ok" }],
+          },
+        ],
+      }),
+    });
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(await response.json())).toContain(
       "Expected `thinking` or `redacted_thinking`, but found `tool_use`",
     );
   });

@@ -127,4 +127,25 @@ describe("headless runs", () => {
     expect(result.result).toBe("Half an answer.");
     expect(lines.map((line) => line.type)).toContain("continuation");
   });
+
+  it("streams a thinking model's thinking as thinking_delta events, and keeps it out of the answer", async () => {
+    const think = (value: string) => ({ type: "thinking" as const, thinking: value });
+    const turns: FakeTurn[] = [
+      reply(think("I should look first."), bash("t1", "echo hi")),
+      reply(think("It printed hi."), text("It said hi.")),
+    ];
+    const streamed = await headless(turns, ["--model", "claude-sonnet-5", "go"], "stream-json");
+    expect(streamed.code, streamed.stdout.slice(-1500)).toBe(0);
+    const events = streamed.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    const result = events.pop();
+    for (const event of events) expectValid(validEvent, event);
+    const thought = events.filter((event) => event.type === "thinking_delta").map((e) => e.text);
+    expect(thought.join("")).toBe("I should look first.It printed hi.");
+    expect(result).toMatchObject({ result: "It said hi.", total_cost_usd: expect.any(Number) });
+    const printed = await headless(turns, ["--model", "claude-sonnet-5", "-p", "go"], "text");
+    expect(printed).toMatchObject({ code: 0, stdout: "It said hi.\n" });
+  });
 });

@@ -97,7 +97,7 @@ describe("choosing the model server", () => {
 
   it("does not apply MODEL_ID to other presets", () => {
     const env = { MODEL_ID: "claude-haiku-4-5", DEEPSEEK_API_KEY: "sk-d" };
-    expect(resolve({ provider: "deepseek", env })).toMatchObject({ model: "deepseek-chat" });
+    expect(resolve({ provider: "deepseek", env })).toMatchObject({ model: "deepseek-flash" });
   });
 
   it("picks the provider whose key is set when no --provider is given, Anthropic first", () => {

@@ -83,6 +83,18 @@ describe("the progress line while waiting for the model", () => {
     expect(terminal.lines()).toHaveLength(1);
   });
 
+  it("shows the latest words of the model's thinking, dim, on the one line", () => {
+    const { terminal, progress } = setup({}, 80);
+    progress.onEvent(turnStart);
+    progress.onEvent({ type: "thinking_delta", text: "The user wants the tests run.\nFirst I" });
+    progress.onEvent({ type: "thinking_delta", text: " look for a package.json and its scripts." });
+    vi.advanceTimersByTime(100);
+    expect(terminal.current()).toBe(
+      "⠋ thinking… 0.1 s · First I look for a package.json and its scripts.",
+    );
+    expect(terminal.lines()).toHaveLength(1);
+  });
+
   it("is erased before the answer's text, which starts on a clean line", () => {
     const { terminal, progress } = setup();
     progress.onEvent(turnStart);

@@ -357,14 +357,59 @@ describe("the transcript viewer page", () => {
       at: "2026-11-28T09:14:06.000Z",
       turn: 1,
       stopReason: "end_turn",
-      message: { role: "assistant", content: [null, { type: "thinking", thinking: "hmm" }] },
+      message: { role: "assistant", content: [null, { type: "hologram", shape: "hmm" }] },
     });
     const page = await open(`file://${await exported([header, prompt, odd, ""].join("\n"))}`);
     expect(await texts(page, "#conversation .unknown")).toEqual([
       "(unrecognised content) null",
-      '(unrecognised content) {"type":"thinking","thinking":"hmm"}',
+      '(unrecognised content) {"type":"hologram","shape":"hmm"}',
     ]);
     expect(await texts(page, "#step-info .fact")).toContain("stop_reasonend_turn");
+  });
+
+  it("shows thinking as its own kind of step, dimmed, apart from the answer", async () => {
+    const [header, prompt] = fixture.split("\n");
+    const thought = JSON.stringify({
+      type: "message",
+      at: "2026-11-28T09:14:06.000Z",
+      turn: 1,
+      stopReason: "end_turn",
+      message: {
+        role: "assistant",
+        model: "claude-sonnet-5",
+        content: [
+          { type: "thinking", thinking: "The user wants the file list.", signature: "EvX1" },
+          { type: "redacted_thinking", data: "RedY2" },
+          {
+            type: "opaque",
+            protocol: "responses",
+            item: { type: "reasoning", id: "rs_1", encrypted_content: "gAAA" },
+            thinking: "Listing files.",
+          },
+          { type: "text", text: "Here they are." },
+        ],
+      },
+    });
+    const page = await open(`file://${await exported([header, prompt, thought, ""].join("\n"))}`);
+    expect(await texts(page, "#conversation .thinking .label")).toEqual([
+      "thinking (signed)",
+      "thinking (redacted by the provider)",
+      "reasoning (kept as it came)",
+    ]);
+    const bodies = await texts(page, "#conversation .thinking .body");
+    expect(bodies).toEqual([
+      "The user wants the file list.",
+      "(no text was sent)",
+      "Listing files.",
+    ]);
+    const style = await page
+      .locator("#conversation .thinking")
+      .first()
+      .evaluate((card) => getComputedStyle(card).fontStyle);
+    expect(style).toBe("italic");
+    expect(await texts(page, "#conversation .message.assistant .bubble")).toEqual([
+      "Here they are.",
+    ]);
   });
 
   it("keeps a 2,000-message session to a window of the latest messages, earlier ones on request", async () => {

@@ -55,3 +55,34 @@ export function anthropicThinking(model: string, choice: ThinkingOptions): Anthr
   }
   return params;
 }
+
+/**
+ * The settings for a request whose open tool-use cycle has no thinking to send back (it was
+ * written by another model, or by one that did not think): with thinking on, the API refuses
+ * it ("a final assistant message must start with a thinking block") and advises turning
+ * thinking off, which this request does where the model allows. A model that always thinks
+ * keeps its settings, and the API's answer says what went wrong.
+ */
+export function withoutCycleThinking(model: string, params: AnthropicThinking): AnthropicThinking {
+  const style = modelFacts(model)?.thinking;
+  const thinks =
+    style === "adaptive" || style === "between_tools" || params.thinking?.type === "adaptive";
+  if (!thinks) return params;
+  const type = style === "between_tools" ? "between_tools" : "disabled";
+  return { ...params, thinking: { type } };
+}
+
+type WireBlock = { type?: unknown };
+
+/** Whether the request ends in tool results whose call came without thinking. */
+export function cycleLacksThinking(
+  messages: readonly { role: string; content: string | readonly WireBlock[] }[],
+): boolean {
+  const last = messages.at(-1);
+  const call = messages.at(-2);
+  if (last?.role !== "user" || typeof last.content === "string") return false;
+  if (!last.content.some((block) => block.type === "tool_result")) return false;
+  if (call?.role !== "assistant" || typeof call.content === "string") return false;
+  const first = call.content[0]?.type;
+  return first !== "thinking" && first !== "redacted_thinking";
+}

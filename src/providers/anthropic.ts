@@ -21,7 +21,12 @@ import type { AssistantBlock, Message, StopReason } from "../messages.js";
 import { prepareForRequest } from "../transcript.js";
 import { reasoningFor } from "../transcript-reasoning.js";
 import { classifyAnthropicError } from "./anthropic-errors.js";
-import { type AnthropicThinking, anthropicThinking } from "./anthropic-thinking.js";
+import {
+  type AnthropicThinking,
+  anthropicThinking,
+  cycleLacksThinking,
+  withoutCycleThinking,
+} from "./anthropic-thinking.js";
 import { DEFAULT_MAX_OUTPUT, modelFacts } from "./model-table.js";
 import type {
   ModelReply,
@@ -106,10 +111,11 @@ export function messagesRequestBody(
   const sendable = reasoningFor(request.messages, { model: options.model, protocol: "anthropic" });
   const { messages, repairs } = prepareForRequest(sendable);
   for (const repair of repairs) options.onRepair?.(repair);
+  const thinking = options.thinking ?? {};
   return {
     model: options.model,
     max_tokens: maxTokensOf(options),
-    ...options.thinking,
+    ...(cycleLacksThinking(messages) ? withoutCycleThinking(options.model, thinking) : thinking),
     ...(request.system && {
       system: [{ type: "text", text: request.system, cache_control: EPHEMERAL }],
     }),

@@ -49,7 +49,7 @@ function local(baseURL: string): Preset {
 /** In the order a key in the environment is looked for when no --provider is given. */
 export const PRESETS = {
   anthropic: {
-    ...hosted("anthropic", "https://api.anthropic.com", "ANTHROPIC_API_KEY", "claude-sonnet-4-6"),
+    ...hosted("anthropic", "https://api.anthropic.com", "ANTHROPIC_API_KEY", "claude-sonnet-5-5"),
     baseURLEnv: "ANTHROPIC_BASE_URL",
     modelEnv: "MODEL_ID",
   },
@@ -58,7 +58,7 @@ export const PRESETS = {
     baseURLEnv: "OPENAI_BASE_URL",
   },
   openrouter: hosted("openai", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", null),
-  deepseek: hosted("openai", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", "deepseek-chat"),
+  deepseek: hosted("openai", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", "deepseek-flash"),
   ollama: local("http://localhost:11434/v1"),
   lmstudio: local("http://localhost:1234/v1"),
   vllm: local("http://localhost:8000/v1"),

@@ -7,7 +7,7 @@ import { inputTokensOf, type Usage } from "../messages.js";
 import type { SessionControls } from "../setup.js";
 import { count } from "../wording.js";
 
-/** `claude-sonnet-4-6 · anthropic · ask · session ID · 3% of context` */
+/** `claude-sonnet-5-5 · anthropic · ask · session ID · 3% of context` */
 export function startLine(session: AgentSession, controls: SessionControls): string {
   const parts = [session.model, controls.provider, controls.mode, `session ${session.id}`];
   const fill = contextFill(session);

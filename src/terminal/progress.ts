@@ -47,8 +47,11 @@ const DEFAULT_COLUMNS = 80;
 
 type Phase =
   | { kind: "idle" }
-  /** A request is on its way; `chars` counts the answer's text while it is not shown. */
-  | { kind: "waiting"; since: number; chars: number }
+  /**
+   * A request is on its way; `chars` counts the answer's text while it is not shown, and
+   * `thought` holds the latest words of the model's thinking, when it shows any.
+   */
+  | { kind: "waiting"; since: number; chars: number; thought?: string }
   | { kind: "retry"; until: number; attempt: number; reason: string }
   | { kind: "tool"; since: number; running: readonly string[] };
 
@@ -141,8 +144,11 @@ function next(phase: Phase, event: LoopEvent, at: number, streamText: boolean): 
       const waiting = phase.kind === "waiting" ? phase : { since: at, chars: 0 };
       return { kind: "waiting", since: waiting.since, chars: waiting.chars + event.text.length };
     }
-    case "thinking_delta":
-      return phase.kind === "waiting" ? phase : { kind: "waiting", since: at, chars: 0 };
+    case "thinking_delta": {
+      const waiting = phase.kind === "waiting" ? phase : { since: at, chars: 0, thought: "" };
+      const thought = latestWords(`${waiting.thought ?? ""}${event.text}`);
+      return { kind: "waiting", since: waiting.since, chars: waiting.chars, thought };
+    }
     case "retry": {
       const reason = event.reason.split("\n")[0] ?? "";
       return { kind: "retry", until: at + event.delayMs, attempt: event.attempt, reason };
@@ -173,7 +179,10 @@ function describe(phase: Phase, at: number, frame: string): string | null {
       return null;
     case "waiting": {
       const elapsed = duration(at - phase.since);
-      if (phase.chars === 0) return `${frame} thinking… ${elapsed}`;
+      if (phase.chars === 0) {
+        const words = phase.thought?.trim();
+        return words ? `${frame} thinking… ${elapsed} · ${words}` : `${frame} thinking… ${elapsed}`;
+      }
       return `${frame} writing… ${elapsed} · ~${Math.ceil(phase.chars / 4)} tokens`;
     }
     case "retry": {
@@ -185,6 +194,15 @@ function describe(phase: Phase, at: number, frame: string): string | null {
       return elapsed < TOOL_DELAY_MS ? null : `  ⎿ running… ${duration(elapsed)}`;
     }
   }
+}
+
+/** The thinking's last words, on one line, short enough to fit beside the timer in 80 columns. */
+const THOUGHT_CHARS = 50;
+
+function latestWords(text: string): string {
+  const flat = text.replace(/\s+/g, " ");
+  // Cut at a word: a line starting mid-word reads as a typo.
+  return flat.length > THOUGHT_CHARS ? flat.slice(-THOUGHT_CHARS).replace(/^\S*\s/, "") : flat;
 }
 
 /** `3.2 s` under a minute, `2 m 05 s` after. */

@@ -67,6 +67,8 @@ export interface FakeReply {
   stopReason?: string;
   /** Thinks this long before the content, sending only a ping every 100 ms meanwhile. */
   pauseMs?: number;
+  /** Pauses this long after the reply's first block (its thinking), pinging meanwhile. */
+  thinkMs?: number;
 }
 
 export type FakeTurn =
@@ -297,14 +299,20 @@ function streamTurn(
     res.write(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`, done);
   switch (turn.kind) {
     case "reply": {
-      const [start, ...rest] = events;
-      if (start) send(start);
+      // Everything up to the pause: the message's start, or with thinkMs its first block too.
+      const firstBlockEnd = events.findIndex((event) => event.event === "content_block_stop");
+      const pauseAt = turn.thinkMs === undefined ? 1 : firstBlockEnd + 1;
+      for (const event of events.slice(0, pauseAt)) send(event);
+      const rest = events.slice(pauseAt);
       const pinging = setInterval(() => send({ event: "ping", data: { type: "ping" } }), 100);
-      const finish = setTimeout(() => {
-        clearInterval(pinging);
-        for (const event of rest) send(event);
-        res.end();
-      }, turn.pauseMs ?? 0);
+      const finish = setTimeout(
+        () => {
+          clearInterval(pinging);
+          for (const event of rest) send(event);
+          res.end();
+        },
+        turn.thinkMs ?? turn.pauseMs ?? 0,
+      );
       res.on("close", () => {
         clearInterval(pinging);
         clearTimeout(finish);

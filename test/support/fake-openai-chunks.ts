@@ -26,10 +26,14 @@ export type ToolCallQuirk =
   /** A call's first chunk has an empty name, and the name comes in a chunk of its own. */
   | "name_later"
   /** A call's first chunk has no id; it comes with every other chunk after it. */
-  | "id_on_some_deltas";
+  | "id_on_some_deltas"
+  /** Reasoning streams as `reasoning` (vLLM, Ollama, OpenRouter), not `reasoning_content`. */
+  | "reasoning_field";
 
 export interface FakeReply {
   content: FakeBlock[];
+  /** Reasoning streamed before the answer, as DeepSeek's `reasoning_content`. */
+  reasoning?: string;
   /** In Anthropic's words, as for the fake Anthropic server; mapped to a finish_reason. */
   stopReason?: "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "refusal";
   /** A finish_reason sent as it is (null: none at all), for quirks beyond the mapping. */
@@ -67,6 +71,8 @@ export function replyChunks(
   const cutInMiddle = (pieces: number) => {
     middleOfLastBlock = deltas.length + Math.max(1, Math.ceil(pieces / 2));
   };
+  const reasoningField = quirks.has("reasoning_field") ? "reasoning" : "reasoning_content";
+  for (const piece of split(reply.reasoning ?? "")) deltas.push({ [reasoningField]: piece });
   const texts = reply.content.filter((block) => block.type === "text");
   for (const block of texts) {
     const pieces = split(block.text);

@@ -14,6 +14,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { onTestFinished } from "vitest";
 import { problemWithRequest } from "./chat-request-validator.js";
 import { type FakeReply, replyChunks } from "./fake-openai-chunks.js";
+import { problemWithReasoning, withReasoning } from "./fake-openai-reasoning.js";
 
 export type { FakeBlock, FakeReply, ToolCallQuirk } from "./fake-openai-chunks.js";
 
@@ -138,7 +139,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
       return answer(404, `Invalid URL (${req.method} ${req.url})`);
     }
-    const problem = problemWithRequest(body);
+    const problem = problemWithRequest(body) ?? problemWithReasoning(body);
     if (problem) {
       record.rejection = problem;
       return answer(400, problem);
@@ -168,7 +169,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     }
     const streamOptions = body.stream_options as { include_usage?: boolean } | undefined;
     const promptTokens = contextWindow === undefined ? undefined : tokens;
-    streamTurn(res, turn, streamOptions?.include_usage === true, promptTokens);
+    const thought = turn.kind === "no_chunks" ? turn : withReasoning(turn, body, requests.length);
+    streamTurn(res, thought, streamOptions?.include_usage === true, promptTokens);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
