@@ -26,6 +26,7 @@ import type { Tool } from "../src/tools/tool.js";
 import { createToolbox } from "../src/tools/toolbox.js";
 import { prepareForRequest } from "../src/transcript.js";
 import { problemWithRequest } from "./support/chat-request-validator.js";
+import { checkThinking, signThinking } from "./support/fake-anthropic-thinking.js";
 import { validateRequest } from "./support/fake-anthropic-validation.js";
 import { sessionToStart } from "./support/plan-runner.js";
 import { tokensOf } from "./support/scripted-provider.js";
@@ -41,11 +42,15 @@ import { tokensOf } from "./support/scripted-provider.js";
 // Completions, start with the first prompt and keep every call beside its result, and send
 // no result cleared before the model read it whole; the session file must replay to the
 // history in memory and keep every tool result whole, and every cleared result must be saved
-// where its stub says.
+// where its stub says. With a model that thinks, every reply starts with a signed thinking
+// block, and every request must pass the Messages API's thinking rules as the fake API applies
+// them: each block sent back exactly as received, each open tool-use cycle led by its thinking.
 
 const RUNS = 1000;
 
 const MODEL = "claude-test-1";
+/** The model of the plans that think. */
+const THINKING_MODEL = "claude-sonnet-5";
 const TOOL = "probe_output";
 const SYSTEM = "You are agentloop under test.";
 const SUMMARY_REQUEST = summaryInstructions(undefined);
@@ -95,6 +100,8 @@ interface Plan {
   maxTurns: number;
   /** A Chat Completions server that sends tool calls without ids. */
   idlessServer: boolean;
+  /** The model thinks: every reply starts with a signed thinking block. */
+  thinks: boolean;
   /** The window the server enforces, whatever agentloop believes; null for none. */
   server: { window: number; named: boolean } | null;
   /** The first step: the first prompt, with the replies its requests get. */
@@ -190,6 +197,7 @@ const plans: fc.Arbitrary<Plan> = (() => {
     maxTurns: fc.integer({ min: 2, max: 12 }),
     // A Chat Completions server that sends calls without ids: the OpenAI provider names them.
     idlessServer: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, fc.constant(true)),
+    thinks: fc.boolean(),
     server: rarely(
       fc.record({ window: fc.integer({ min: 1_500, max: 40_000 }), named: fc.boolean() }),
       2,
@@ -235,7 +243,7 @@ function isSummaryRequest(messages: readonly Message[]): boolean {
 }
 
 /** Everything wrong with one request, in words; empty when it is as it should be. */
-function checkRequest(request: ModelRequest, firstPrompt: string): string[] {
+function checkRequest(request: ModelRequest, firstPrompt: string, thinks: boolean): string[] {
   const problems: string[] = [];
   const raw = request.messages;
   // Repairs: only those the loop causes on purpose. A tool that fails without output leaves
@@ -254,9 +262,18 @@ function checkRequest(request: ModelRequest, firstPrompt: string): string[] {
     if (trimmed && raw.at(-1)?.role === "assistant") continue;
     problems.push(`needed a repair: ${repair}`);
   }
-  const body = messagesRequestBody(request, { model: MODEL });
-  const anthropic = validateRequest(JSON.parse(JSON.stringify(body)));
+  const model = thinks ? THINKING_MODEL : MODEL;
+  const body = JSON.parse(JSON.stringify(messagesRequestBody(request, { model })));
+  const anthropic = validateRequest(body) ?? checkThinking(body);
   if (anthropic) problems.push(`Messages API: ${anthropic}`);
+  if (thinks) {
+    // The model's own thinking is all sent, so no request needs thinking turned off for it.
+    const sent = countThinking(body.messages);
+    const held = countThinking(raw);
+    if (sent !== held) problems.push(`sent ${sent} of the ${held} thinking blocks it holds`);
+    if (body.thinking !== undefined)
+      problems.push(`thinking was set to ${JSON.stringify(body.thinking)}`);
+  }
   const chat = problemWithRequest(
     JSON.parse(
       JSON.stringify({
@@ -296,6 +313,12 @@ function checkRequest(request: ModelRequest, firstPrompt: string): string[] {
   return problems;
 }
 
+function countThinking(messages: readonly { content: unknown }[]): number {
+  return messages
+    .flatMap((message) => (Array.isArray(message.content) ? message.content : []))
+    .filter((block) => block.type === "thinking").length;
+}
+
 function resultsIn(messages: readonly Message[]): ToolResultBlock[] {
   return messages.flatMap((message) =>
     message.role === "user" && typeof message.content !== "string"
@@ -329,7 +352,7 @@ function createWorld(plan: Plan, observed: Observed, interrupt: () => void) {
     async *stream(request): AsyncGenerator<StreamEvent, ModelReply> {
       const index = requestCount++;
       const summary = isSummaryRequest(request.messages);
-      const problems = checkRequest(request, plan.first.text);
+      const problems = checkRequest(request, plan.first.text, plan.thinks);
       // A result is cleared only once the model has read it whole, also when its turn was cut
       // short before the model answered (Ctrl-C, a crash) and a new prompt followed.
       for (const message of request.messages) {
@@ -402,8 +425,13 @@ function createWorld(plan: Plan, observed: Observed, interrupt: () => void) {
       for (const block of content) {
         if (block.type === "text") yield { type: "text_delta", text: block.text };
       }
+      if (plan.thinks) {
+        const thought = `Thinking before reply ${index + 1}.`;
+        const signature = signThinking(THINKING_MODEL, thought);
+        content.unshift({ type: "thinking", thinking: thought, signature });
+      }
       return {
-        message: { role: "assistant", content },
+        message: { role: "assistant", content, ...(plan.thinks && { model: THINKING_MODEL }) },
         stopReason,
         rawStopReason: stopReason,
         usage: { ...emptyUsage(), input_tokens: tokens, output_tokens: 20 },
