@@ -71,7 +71,7 @@ export async function compactionFigures(): Promise<Figure[]> {
         target: 85,
       },
       // At odds with the bytes target: 70 outputs of ~6,300 tokens are new to any cache, so 90%
-      // cache reads need ten times as much sent, about 17.7 MB. The README weighs the two.
+      // cache reads need ten times as much sent, about 17.7 MB. docs/development.md weighs the two.
       {
         name: "input tokens not read from the prompt cache",
         value: 100 - (100 * read) / all,

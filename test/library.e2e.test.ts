@@ -1,4 +1,5 @@
-// The README's library example, run as written against the built package and the fake server.
+// The library example of docs/library.md, run as written against the built package and the fake
+// server.
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -10,7 +11,7 @@ import { runProcess } from "./support/run-process.js";
 const EXAMPLE = resolve(import.meta.dirname, "../examples/library.mjs");
 
 describe("agentloop as a library", () => {
-  it("runs the README example: a task with bash and a custom tool, read through events", async () => {
+  it("runs the documented example: a task with bash and a custom tool, read through events", async () => {
     const model = await startFakeModel("anthropic");
     model.script([
       reply(toolUse("t1", "bash", { command: "cat README.md" })),
@@ -37,8 +38,8 @@ describe("agentloop as a library", () => {
     expect(model.statuses()).toEqual([200, 200, 200]);
   });
 
-  it("is shown in the README exactly as it is tested", () => {
-    const readme = readFileSync(resolve(import.meta.dirname, "../README.md"), "utf8");
-    expect(readme).toContain(readFileSync(EXAMPLE, "utf8").trim());
+  it("is shown in docs/library.md exactly as it is tested", () => {
+    const page = readFileSync(resolve(import.meta.dirname, "../docs/library.md"), "utf8");
+    expect(page).toContain(readFileSync(EXAMPLE, "utf8").trim());
   });
 });
