@@ -7,7 +7,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Job } from "bullmq";
 import { EXIT } from "../exit-codes.js";
-import { type BatchIO, readTasks } from "./batch-command.js";
+import type { BatchIO } from "./agents.js";
 import type { BatchCommand } from "./command-line.js";
 import { summarize } from "./pool.js";
 import {
@@ -20,6 +20,7 @@ import {
 } from "./queue-connection.js";
 import { runQueueWorker } from "./queue-worker.js";
 import { writeReport } from "./report.js";
+import { readTasks } from "./task.js";
 import {
   PATCH_FILE,
   readResult,

@@ -10,7 +10,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Job } from "bullmq";
 import { EXIT } from "../exit-codes.js";
-import { type BatchIO, prepareAgents, workParentOf } from "./batch-command.js";
+import { type BatchIO, prepareAgents, workParentOf } from "./agents.js";
 import type { WorkerCommand } from "./command-line.js";
 import { createBatchProgress } from "./progress.js";
 import {

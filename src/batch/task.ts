@@ -1,6 +1,7 @@
 // A batch's tasks, one JSON object per line. Every line is checked before anything runs, and
 // every mistake is reported with its line number, so a typo on line 480 costs no model calls.
 
+import { readFileSync } from "node:fs";
 import { ConfigError } from "../errors.js";
 
 export interface Task {
@@ -112,4 +113,15 @@ function checkTask(line: string): Task | string {
     if (problem) return `"${name}" ${problem}`;
   }
   return record as unknown as Task;
+}
+
+/** Reads and checks a task file; every bad line is reported before anything runs. */
+export function readTasks(file: string): Task[] {
+  let content: string;
+  try {
+    content = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new ConfigError(`Cannot read the task file ${file}: ${(error as Error).message}.`);
+  }
+  return parseTasks(content, file);
 }
