@@ -1,4 +1,4 @@
-// How a run ends, as a process exit code (documented in the README).
+// How a run ends, as a process exit code (documented in docs/sessions.md).
 
 import { ConfigError, ProviderError } from "./errors.js";
 import type { LoopStop } from "./events.js";

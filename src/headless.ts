@@ -1,6 +1,6 @@
 // The contract for scripts: `--output-format json` prints one result object, `stream-json`
 // prints every loop event as a JSON line and then the same result object. Field names follow
-// what people already script against (see the README for the schema).
+// what people already script against (see docs/sessions.md and schemas/).
 
 import { ConfigError, ProviderError, type ProviderErrorKind } from "./errors.js";
 import type { LoopStop, LoopStopReason } from "./events.js";
