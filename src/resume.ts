@@ -17,6 +17,8 @@ export interface ResumedSession {
   problems: SessionProblem[];
   /** Messages added so the history is valid again; they are appended to the file too. */
   added: Message[];
+  /** The window its latest compaction fitted the history into (one the API may have named). */
+  contextWindow: number | undefined;
 }
 
 export function findSessionToResume(
@@ -41,7 +43,9 @@ export function findSessionToResume(
   // Compacted sessions go on from their compacted history, not from every message ever sent.
   const messages = contextFromEntries(entries);
   const added = answerUnfinishedToolCalls(messages);
-  return { header, messages: [...messages, ...added], problems, added };
+  const compactions = entries.flatMap((entry) => (entry.type === "compaction" ? [entry] : []));
+  const contextWindow = compactions.at(-1)?.contextWindow;
+  return { header, messages: [...messages, ...added], problems, added, contextWindow };
 }
 
 /** A run killed while tools ran leaves tool calls without results: answer them as interrupted. */

@@ -22,10 +22,11 @@ import { type ResolvedProvider, resolveProvider } from "./providers/presets.js";
 import type { Provider } from "./providers/provider.js";
 import {
   anthropicOptions,
+  type ModelSettings,
   openAIOptions,
   type ProviderHooks,
 } from "./providers/provider-options.js";
-import { chooseThinking, type ThinkingOptions } from "./providers/thinking-options.js";
+import { chooseThinking } from "./providers/thinking-options.js";
 import { findSessionToResume } from "./resume.js";
 import {
   newSessionId,
@@ -114,6 +115,22 @@ export async function startSession(
     workspace: options.cwd,
     env: userEnv,
   });
+  const compactionChoice = chooseCompaction({
+    contextWindow: options.contextWindow,
+    autoCompact: options.autoCompact,
+    workspace: options.cwd,
+    env: userEnv,
+  }).then((choice) => ({
+    ...choice,
+    // A resumed session goes on in the window its last compaction fitted, unless told another.
+    contextWindow: choice.contextWindow ?? file.contextWindow ?? null,
+  }));
+  const modelSettings = Promise.all([thinkingChoice, compactionChoice]).then(
+    ([thinking, choice]): ModelSettings => ({
+      thinking,
+      contextWindow: choice.contextWindow ?? undefined,
+    }),
+  );
   // Tools first: the sandbox's trial run starts at once and goes on while the SDKs load.
   const [tools, model, compaction] = await Promise.allSettled([
     createSessionTools({
@@ -127,13 +144,8 @@ export async function startSession(
       keyVariable: resolved.apiKeyEnv,
       onNotice: (sentence) => notices.push(sentence),
     }),
-    thinkingChoice.then((thinking) => startProvider(resolved, where, hooks, thinking)),
-    chooseCompaction({
-      contextWindow: options.contextWindow,
-      autoCompact: options.autoCompact,
-      workspace: options.cwd,
-      env: userEnv,
-    }),
+    modelSettings.then((settings) => startProvider(resolved, where, hooks, settings)),
+    compactionChoice,
   ]);
   if (model.status === "rejected" || compaction.status === "rejected") {
     if (tools.status === "fulfilled") await tools.value.dispose();
@@ -185,7 +197,7 @@ export async function startSession(
         env,
       });
       if (next instanceof ConfigError) throw next;
-      const started = await startProvider(next, where, hooks, await thinkingChoice);
+      const started = await startProvider(next, where, hooks, await modelSettings);
       provider = withAssumedFactsNotice(started, next, options, onNotice);
       current = next;
       await session.switchProvider(provider, compactionFor(session.id));
@@ -200,7 +212,7 @@ function openSessionFile(
   cwd: string,
   resolved: ResolvedProvider,
   resume: RunOptions["resume"],
-): { writer: SessionWriter; messages: Message[]; notices: string[] } {
+): { writer: SessionWriter; messages: Message[]; notices: string[]; contextWindow?: number } {
   const resumed = resume ? findSessionToResume(directory, cwd, resume) : undefined;
   const notices = (resumed?.problems ?? []).map(
     (problem) => `session file line ${problem.line} skipped: ${problem.reason}.`,
@@ -219,7 +231,8 @@ function openSessionFile(
     { resume: resumed !== undefined },
   );
   for (const message of resumed?.added ?? []) writer.recordMessage(message);
-  return { writer, messages: resumed?.messages ?? [], notices };
+  const contextWindow = resumed?.contextWindow;
+  return { writer, messages: resumed?.messages ?? [], notices, contextWindow };
 }
 
 /**
@@ -257,7 +270,7 @@ async function startProvider(
   resolved: ResolvedProvider,
   where: { env: NodeJS.ProcessEnv; cwd: string },
   hooks: ProviderHooks,
-  thinking: ThinkingOptions,
+  settings: ModelSettings,
 ): Promise<Provider & { device?: string; contextWindow?: number }> {
   if (resolved.protocol === "local") {
     const { startLocalProvider } = await import("./providers/local-start.js");
@@ -268,8 +281,8 @@ async function startProvider(
   // Each SDK on its own: the one not used is not compiled before the first request.
   if (resolved.protocol === "anthropic") {
     const { createAnthropicProvider } = await import("./providers/anthropic.js");
-    return createAnthropicProvider(anthropicOptions(resolved, hooks, thinking));
+    return createAnthropicProvider(anthropicOptions(resolved, hooks, settings));
   }
   const { createOpenAIProvider } = await import("./providers/openai.js");
-  return createOpenAIProvider(openAIOptions(resolved, hooks, thinking));
+  return createOpenAIProvider(openAIOptions(resolved, hooks, settings));
 }

@@ -16,7 +16,7 @@ import {
   type MessageParam,
   Messages,
 } from "@anthropic-ai/sdk/resources/messages";
-import { ConfigError } from "../errors.js";
+import { ConfigError, ProviderError } from "../errors.js";
 import type { AssistantBlock, Message, StopReason } from "../messages.js";
 import { prepareForRequest } from "../transcript.js";
 import { reasoningFor } from "../transcript-reasoning.js";
@@ -27,7 +27,7 @@ import {
   cycleLacksThinking,
   withoutCycleThinking,
 } from "./anthropic-thinking.js";
-import { DEFAULT_MAX_OUTPUT, modelFacts } from "./model-table.js";
+import { DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT, modelFacts } from "./model-table.js";
 import type {
   ModelReply,
   ModelRequest,
@@ -44,8 +44,13 @@ export interface AnthropicProviderOptions {
   /** Defaults to ANTHROPIC_BASE_URL, then https://api.anthropic.com (the SDK's rule). */
   baseURL?: string;
   model: string;
-  /** The most output tokens one reply may use; by default the model's largest output. */
+  /**
+   * The most output tokens one reply may use; by default the model's largest output, or a
+   * quarter of the context window (the room compaction keeps for a reply) when that is less.
+   */
   maxTokens?: number;
+  /** The window the history is fitted into, when the user or the session says (not the table). */
+  contextWindow?: number;
   /** --thinking and --effort, and whether the user should see what the model thinks. */
   thinking?: ThinkingOptions;
   retryPolicy?: Partial<RetryPolicy>;
@@ -81,19 +86,36 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
   const thinking = anthropicThinking(options.model, options.thinking ?? {});
   const notice = onceEach(options.onNotice);
 
+  // The model's largest output, until a server with a smaller window than the table's says so.
+  let maxTokens = maxTokensOf(options);
+  const send = (request: ModelRequest) => {
+    const params = messagesRequestBody(request, { ...options, thinking, maxTokens });
+    const start = (signal: AbortSignal, alive: () => void) =>
+      streamOnce(client, params, { signal, alive, notice, model: options.model });
+    return withRetries(start, {
+      signal: request.signal,
+      policy: options.retryPolicy,
+      classify: (error) => classifyAnthropicError(error, target),
+    });
+  };
+
   return {
     name: "anthropic",
     model: options.model,
-    maxOutputTokens: maxTokensOf(options),
+    get maxOutputTokens() {
+      return maxTokens;
+    },
     async *stream(request) {
-      const params = messagesRequestBody(request, { ...options, thinking });
-      const start = (signal: AbortSignal, alive: () => void) =>
-        streamOnce(client, params, { signal, alive, notice, model: options.model });
-      return yield* withRetries(start, {
-        signal: request.signal,
-        policy: options.retryPolicy,
-        classify: (error) => classifyAnthropicError(error, target),
-      });
+      try {
+        return yield* send(request);
+      } catch (error) {
+        const room = outputRoom(error, maxTokens);
+        if (room === null) throw error;
+        maxTokens = room;
+        const reason = `the reply's room did not fit the model's context window; asking for ${room} output tokens`;
+        yield { type: "retry", attempt: 2, delayMs: 0, reason };
+        return yield* send(request);
+      }
     },
   };
 }
@@ -124,8 +146,29 @@ export function messagesRequestBody(
   };
 }
 
-function maxTokensOf(options: Pick<AnthropicProviderOptions, "model" | "maxTokens">): number {
-  return options.maxTokens ?? modelFacts(options.model)?.maxOutput ?? DEFAULT_MAX_OUTPUT;
+/**
+ * The output tokens to ask for after the API refused `input + max_tokens` as more than the
+ * window ("input length and `max_tokens` exceed context limit: 3000 + 64000 > 40000"): a
+ * quarter of the window, the room compaction keeps free for a reply, when the input fits
+ * beside it. Null when the error is another, or the input itself leaves no such room: then it
+ * is a conversation too long, which compaction handles.
+ */
+function outputRoom(error: unknown, asked: number): number | null {
+  if (!(error instanceof ProviderError) || error.kind !== "context_too_long") return null;
+  const found = /exceed context limit: (\d+) \+ (\d+) > (\d+)/.exec(error.message);
+  if (!found) return null;
+  const [input, window] = [Number(found[1]), Number(found[3])];
+  const room = Math.floor(window / 4);
+  return room < asked && input + room <= window ? room : null;
+}
+
+function maxTokensOf(
+  options: Pick<AnthropicProviderOptions, "model" | "maxTokens" | "contextWindow">,
+): number {
+  if (options.maxTokens !== undefined) return options.maxTokens;
+  const facts = modelFacts(options.model);
+  const window = options.contextWindow ?? facts?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+  return Math.min(facts?.maxOutput ?? DEFAULT_MAX_OUTPUT, Math.floor(window / 4));
 }
 
 interface StreamContext {

@@ -13,10 +13,17 @@ export interface ProviderHooks {
   onNotice?: (sentence: string) => void;
 }
 
+/** What the user chose about the model beyond its name. */
+export interface ModelSettings {
+  thinking?: ThinkingOptions;
+  /** --context-window, a settings file, or the window a resumed session was fitted into. */
+  contextWindow?: number;
+}
+
 export function anthropicOptions(
   resolved: ResolvedProvider,
   hooks: ProviderHooks,
-  thinking: ThinkingOptions = {},
+  { thinking = {}, contextWindow }: ModelSettings = {},
 ): AnthropicProviderOptions {
   return {
     // resolveProvider never lets an Anthropic preset through without its key.
@@ -24,6 +31,7 @@ export function anthropicOptions(
     baseURL: resolved.baseURL,
     model: resolved.model,
     thinking,
+    contextWindow,
     onRepair: hooks.onRepair,
     onNotice: hooks.onNotice,
   };
@@ -32,7 +40,7 @@ export function anthropicOptions(
 export function openAIOptions(
   resolved: ResolvedProvider,
   hooks: ProviderHooks,
-  thinking: ThinkingOptions = {},
+  { thinking = {} }: ModelSettings = {},
 ): OpenAIProviderOptions {
   return {
     effort: thinking.effort,
