@@ -48,6 +48,11 @@ export {
 } from "./providers/local.js";
 export { createOpenAIProvider, type OpenAIProviderOptions } from "./providers/openai.js";
 export {
+  createResponsesProvider,
+  type Effort,
+  type ResponsesProviderOptions,
+} from "./providers/openai-responses.js";
+export {
   DEFAULT_LOCAL_MODEL,
   PRESET_NAMES,
   type ResolvedProvider,
