@@ -39,6 +39,11 @@ const PRICES: [prefix: string, price: Price][] = [
   ["gpt-4.1-mini", openai(0.4, 1.6, 0.1)],
   ["gpt-4.1", openai(2, 8, 0.5)],
   ["gpt-5-mini", openai(0.25, 2, 0.025)],
+  // https://developers.openai.com/api/docs/models/gpt-6.2-sol and .../gpt-6.1-sol, .../gpt-6-sol:
+  // below 272K input tokens (a longer request costs twice as much for input, 1.5 times for output).
+  ["gpt-6.2-sol", { ...openai(2, 10, 0.1), cacheWrite: 2.5 }],
+  ["gpt-6.1-sol", { ...openai(2, 10, 0.1), cacheWrite: 2.5 }],
+  ["gpt-6-sol", { ...openai(2, 10, 0.2), cacheWrite: 2.5 }],
   ["gpt-5", openai(1.25, 10, 0.125)],
   ["o4-mini", openai(1.1, 4.4, 0.275)],
   ["deepseek-chat", openai(0.27, 1.1, 0.07)],

@@ -17,6 +17,7 @@ import {
   type PermissionRules,
   parsePermissionMode,
 } from "./permissions.js";
+import { chooseApi } from "./providers/api-setting.js";
 import { type ResolvedProvider, resolveProvider } from "./providers/presets.js";
 import type { Provider } from "./providers/provider.js";
 import { anthropicOptions, openAIOptions } from "./providers/provider-options.js";
@@ -67,10 +68,12 @@ export async function startSession(
   // the real environment alone: a repository's .env must not point agentloop at files it wrote.
   const env = { ...readDotenv(join(options.cwd, ".env")), ...process.env };
   const userEnv = process.env;
+  const api = await chooseApi({ flag: options.api, workspace: options.cwd, env: userEnv });
   const resolved = resolveProvider({
     provider: options.provider,
     model: options.model,
     baseURL: options.baseURL,
+    api,
     env,
   });
   if (resolved instanceof ConfigError) throw resolved;
@@ -162,6 +165,7 @@ export async function startSession(
         provider: resolved.preset,
         model: name,
         baseURL: options.baseURL,
+        api,
         env,
       });
       if (next instanceof ConfigError) throw next;
@@ -219,6 +223,10 @@ async function startProvider(
   if (resolved.protocol === "anthropic") {
     const { createAnthropicProvider } = await import("./providers/anthropic.js");
     return createAnthropicProvider(anthropicOptions(resolved, { onRepair }));
+  }
+  if (resolved.api === "responses") {
+    const { createResponsesProvider } = await import("./providers/openai-responses.js");
+    return createResponsesProvider(openAIOptions(resolved, { onRepair }));
   }
   const { createOpenAIProvider } = await import("./providers/openai.js");
   return createOpenAIProvider(openAIOptions(resolved, { onRepair }));

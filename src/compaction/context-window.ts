@@ -5,6 +5,10 @@
 const KNOWN_WINDOWS: [prefix: string, tokens: number][] = [
   ["claude-", 200_000],
   ["gpt-5", 400_000],
+  // https://developers.openai.com/api/docs/models/gpt-6.2-sol (and gpt-6.1-sol, gpt-6-sol)
+  ["gpt-6.2-sol", 1_050_000],
+  ["gpt-6.1-sol", 1_050_000],
+  ["gpt-6-sol", 1_050_000],
   ["gpt-4.1", 1_047_576],
   ["gpt-4o", 128_000],
   ["o3", 200_000],
