@@ -249,7 +249,8 @@ export function repairReply(history: readonly Message[], reply: AssistantMessage
     inReply.add(id);
     content.push({ ...block, id });
   }
-  return { message: changed ? { role: "assistant", content } : reply, repairs };
+  // Everything else about the reply (the model that wrote it) stays as it came.
+  return { message: changed ? { ...reply, content } : reply, repairs };
 }
 
 /**

@@ -1,13 +1,15 @@
 // What OpenAI's two protocols share, Chat Completions (openai.ts) and Responses
 // (openai-responses.ts): the options a provider is made with, the SDK client, the server that
-// error messages name, and the rule for a reply that comes back saying nothing.
+// error messages name, the transcript repaired before each request and each reply after it,
+// retries, and the rule for a reply that comes back saying nothing. A protocol adds only how
+// one attempt sends the conversation and reads its reply.
 
 import OpenAI from "openai";
 import { ProviderError } from "../errors.js";
 import type { Message } from "../messages.js";
-import { repairReply } from "../transcript.js";
+import { prepareForRequest, repairReply } from "../transcript.js";
 import { classifyOpenAIError, type ServerContext } from "./openai-errors.js";
-import type { ModelReply, StreamEvent } from "./provider.js";
+import type { ModelReply, ModelRequest, Provider, StreamEvent } from "./provider.js";
 import { type Attempt, type RetryPolicy, withRetries } from "./retry.js";
 
 export interface OpenAIProviderOptions {
@@ -32,7 +34,29 @@ export interface OpenAIProviderOptions {
 /** How many times an empty reply is asked for again before giving up. */
 export const EMPTY_REPLY_RETRIES = 2;
 
-export function serverContext(options: OpenAIProviderOptions): ServerContext {
+/** A protocol's request for one conversation (repaired), as attempts that can be retried. */
+export type AttemptsFor = (request: ModelRequest, messages: Message[]) => Attempt;
+
+export function createOpenAIFamilyProvider(
+  options: OpenAIProviderOptions,
+  protocol: (client: OpenAI, server: ServerContext) => AttemptsFor,
+): Provider {
+  const server = serverContext(options);
+  const attemptsFor = protocol(createOpenAIClient(options), server);
+  return {
+    name: server.name,
+    model: options.model,
+    maxOutputTokens: options.maxTokens,
+    async *stream(request) {
+      const { messages, repairs } = prepareForRequest(request.messages);
+      for (const repair of repairs) options.onRepair?.(repair);
+      const attempt = attemptsFor(request, messages);
+      return yield* replyWithRetries(attempt, request.messages, request.signal, options, server);
+    },
+  };
+}
+
+function serverContext(options: OpenAIProviderOptions): ServerContext {
   return {
     name: options.name ?? "openai",
     baseURL: options.baseURL,
@@ -41,7 +65,7 @@ export function serverContext(options: OpenAIProviderOptions): ServerContext {
   };
 }
 
-export function createOpenAIClient(options: OpenAIProviderOptions): OpenAI {
+function createOpenAIClient(options: OpenAIProviderOptions): OpenAI {
   return new OpenAI({
     // The SDK insists on a key and would take OPENAI_API_KEY from the environment; a server
     // that needs none gets no Authorization header at all, so that key never leaks to it.
@@ -59,7 +83,7 @@ export function createOpenAIClient(options: OpenAIProviderOptions): OpenAI {
  * the reply or the conversation has. A reply with neither text nor a call is a whole answer
  * that says nothing, so it is asked for again out here, a fixed small number of times.
  */
-export async function* replyWithRetries(
+async function* replyWithRetries(
   attempt: Attempt,
   history: readonly Message[],
   signal: AbortSignal,

@@ -8,13 +8,7 @@
 
 import type OpenAI from "openai";
 import type { ResponseCreateParamsStreaming } from "openai/resources/responses/responses";
-import { prepareForRequest } from "../transcript.js";
-import {
-  createOpenAIClient,
-  type OpenAIProviderOptions,
-  replyWithRetries,
-  serverContext,
-} from "./openai-client.js";
+import { createOpenAIFamilyProvider, type OpenAIProviderOptions } from "./openai-client.js";
 import type { ServerContext } from "./openai-errors.js";
 import type { ModelReply, Provider, StreamEvent } from "./provider.js";
 import { addEvent, finishResponse, startResponse } from "./responses-reply.js";
@@ -28,42 +22,24 @@ export interface ResponsesProviderOptions extends OpenAIProviderOptions {
 }
 
 export function createResponsesProvider(options: ResponsesProviderOptions): Provider {
-  const server = serverContext(options);
-  const client = createOpenAIClient(options);
-
-  return {
-    name: server.name,
-    model: options.model,
-    maxOutputTokens: options.maxTokens,
-    async *stream(request) {
-      const { messages, repairs } = prepareForRequest(request.messages);
-      for (const repair of repairs) options.onRepair?.(repair);
-      const body: ResponseCreateParamsStreaming = {
-        model: options.model,
-        input: toResponsesInput(messages, options.model),
-        stream: true,
-        store: false,
-      };
-      if (reasons(options.model)) {
-        body.include = ["reasoning.encrypted_content"];
-        // Summaries are what a person may read of the reasoning; "auto" picks the richest the
-        // model offers.
-        body.reasoning = { summary: "auto", ...(options.effort ? { effort: options.effort } : {}) };
-      }
-      if (request.system !== "") body.instructions = request.system;
-      if (request.tools.length > 0) body.tools = toResponsesTools(request.tools);
-      if (options.maxTokens !== undefined) body.max_output_tokens = options.maxTokens;
-      const reply = yield* replyWithRetries(
-        (signal, alive) => streamOnce(client, body, server, signal, alive),
-        request.messages,
-        request.signal,
-        options,
-        server,
-      );
-      // Repairs rebuild the message; the model it came from is what binds its reasoning.
-      return { ...reply, message: { ...reply.message, model: options.model } };
-    },
-  };
+  return createOpenAIFamilyProvider(options, (client, server) => (request, messages) => {
+    const body: ResponseCreateParamsStreaming = {
+      model: options.model,
+      input: toResponsesInput(messages, options.model),
+      stream: true,
+      store: false,
+    };
+    if (reasons(options.model)) {
+      body.include = ["reasoning.encrypted_content"];
+      // Summaries are what a person may read of the reasoning; "auto" picks the richest the
+      // model offers.
+      body.reasoning = { summary: "auto", ...(options.effort ? { effort: options.effort } : {}) };
+    }
+    if (request.system !== "") body.instructions = request.system;
+    if (request.tools.length > 0) body.tools = toResponsesTools(request.tools);
+    if (options.maxTokens !== undefined) body.max_output_tokens = options.maxTokens;
+    return (signal, alive) => streamOnce(client, body, server, signal, alive);
+  });
 }
 
 /**

@@ -6,14 +6,8 @@
 import type OpenAI from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { ProviderError } from "../errors.js";
-import { prepareForRequest } from "../transcript.js";
 import { lazyCallIdPrefix } from "./call-ids.js";
-import {
-  createOpenAIClient,
-  type OpenAIProviderOptions,
-  replyWithRetries,
-  serverContext,
-} from "./openai-client.js";
+import { createOpenAIFamilyProvider, type OpenAIProviderOptions } from "./openai-client.js";
 import { addChunk, finishReply, isEmptyReply, startReply } from "./openai-reply.js";
 import { toChatMessages, toChatTools } from "./openai-request.js";
 import type { ModelReply, Provider, StreamEvent } from "./provider.js";
@@ -21,34 +15,18 @@ import type { ModelReply, Provider, StreamEvent } from "./provider.js";
 export { EMPTY_REPLY_RETRIES, type OpenAIProviderOptions } from "./openai-client.js";
 
 export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
-  const server = serverContext(options);
-  const client = createOpenAIClient(options);
-
-  return {
-    name: server.name,
-    model: options.model,
-    maxOutputTokens: options.maxTokens,
-    async *stream(request) {
-      const { messages, repairs } = prepareForRequest(request.messages);
-      for (const repair of repairs) options.onRepair?.(repair);
-      const body: ChatCompletionCreateParamsStreaming = {
-        model: options.model,
-        messages: toChatMessages(request.system, messages),
-        stream: true,
-        stream_options: { include_usage: true },
-      };
-      if (request.tools.length > 0) body.tools = toChatTools(request.tools);
-      if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens;
-      const idPrefix = lazyCallIdPrefix(request.messages);
-      return yield* replyWithRetries(
-        (signal, alive) => streamOnce(client, body, idPrefix, signal, alive),
-        request.messages,
-        request.signal,
-        options,
-        server,
-      );
-    },
-  };
+  return createOpenAIFamilyProvider(options, (client) => (request, messages) => {
+    const body: ChatCompletionCreateParamsStreaming = {
+      model: options.model,
+      messages: toChatMessages(request.system, messages),
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    if (request.tools.length > 0) body.tools = toChatTools(request.tools);
+    if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens;
+    const idPrefix = lazyCallIdPrefix(request.messages);
+    return (signal, alive) => streamOnce(client, body, idPrefix, signal, alive);
+  });
 }
 
 /**
