@@ -80,7 +80,7 @@ function authenticationMessage(status: number, server: ServerContext): string {
   if (server.apiKeyEnv) {
     return `The ${server.name} server rejected the API key (${status}): check ${server.apiKeyEnv}.`;
   }
-  return `The server at ${server.baseURL} refused the request (${status}): if it needs a key, use --provider openai --base-url ${server.baseURL} and set OPENAI_API_KEY.`;
+  return `The server at ${server.baseURL} refused the request (${status}): if it needs a key, use --provider openai --api chat --base-url ${server.baseURL} and set OPENAI_API_KEY.`;
 }
 
 function modelNotFoundMessage(server: ServerContext): string {
