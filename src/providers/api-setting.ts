@@ -20,7 +20,7 @@ export async function chooseApi(input: {
   return chosen;
 }
 
-function parseApi(value: unknown, where: string): OpenAIApi {
+export function parseApi(value: unknown, where: string): OpenAIApi {
   if (OPENAI_APIS.includes(value as OpenAIApi)) return value as OpenAIApi;
   throw new ConfigError(
     `${where} must be ${OPENAI_APIS.join(" or ")} (OpenAI's Responses or Chat Completions API), got ${JSON.stringify(value)}.`,
