@@ -21,13 +21,21 @@ export interface Started {
 }
 
 export function startAgainstFake(script: string, args: string[], fake: FakeAnthropic): Started {
-  const sandbox = freshSandbox();
-  const env = {
-    ...sandbox.env,
+  return startWithEnv(script, args, {
     ANTHROPIC_API_KEY: "sk-ant-bench",
     ANTHROPIC_BASE_URL: fake.url,
     MODEL_ID: "claude-haiku-4-5",
-  };
+  });
+}
+
+/** The same, for a server that `serverEnv` points the script at (a fake OpenAI server). */
+export function startWithEnv(
+  script: string,
+  args: string[],
+  serverEnv: Record<string, string>,
+): Started {
+  const sandbox = freshSandbox();
+  const env = { ...sandbox.env, ...serverEnv };
   const startedAt = performance.now();
   const child = spawn(process.execPath, [script, ...args], {
     cwd: sandbox.workspace,

@@ -11,6 +11,7 @@ import { compactionBenchmark } from "./compaction.js";
 import { firstRequestBenchmark } from "./first-request.js";
 import { localModelBenchmark } from "./local-model.js";
 import { loopOverheadBenchmark } from "./loop-overhead.js";
+import { openAIProtocolsBenchmark } from "./openai-protocols.js";
 import { permissionsBenchmark } from "./permissions.js";
 import { type Benchmark, meetsTarget, printFigures } from "./report.js";
 import { sessionAppendBenchmark } from "./session-append.js";
@@ -24,6 +25,7 @@ const benchmarks: Benchmark[] = [
   sessionAppendBenchmark,
   firstRequestBenchmark,
   cliBenchmark,
+  openAIProtocolsBenchmark,
   bashOutputBenchmark,
   compactionBenchmark,
   batchBenchmark,

@@ -25,6 +25,8 @@ export interface RunOptions {
   model: string | undefined;
   provider: string | undefined;
   baseURL: string | undefined;
+  /** --api: which of OpenAI's protocols to speak, checked when the provider is chosen. */
+  api: string | undefined;
   maxTurns: number;
   maxCost: number | undefined;
   /** --effort: how hard the model thinks, where it takes a level (else the settings' or its own). */
@@ -80,6 +82,8 @@ Options:
   --provider NAME                anthropic, openai, ollama, lmstudio, vllm, llamacpp, openrouter,
                                  deepseek, or local (a model run inside agentloop, no key needed)
   --base-url URL                 API base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL)
+  --api responses|chat           OpenAI's protocol: Responses (default for --provider openai)
+                                 or Chat Completions (default for the compatible servers)
   --max-turns N                  stop after N model turns (default ${DEFAULT_MAX_TURNS}; exit code 3)
   --max-cost USD                 stop when the session has cost this much (exit code 3)
   --effort LEVEL                 low, medium, high, xhigh or max: how hard the model thinks
@@ -145,6 +149,7 @@ export function parseCommandLine(argv: string[], currentDirectory = process.cwd(
     model: values.model,
     provider: values.provider,
     baseURL: values["base-url"],
+    api: values.api,
     maxTurns:
       values["max-turns"] === undefined
         ? DEFAULT_MAX_TURNS
@@ -176,6 +181,7 @@ function parseFlags(argv: string[]) {
       model: { type: "string" },
       provider: { type: "string" },
       "base-url": { type: "string" },
+      api: { type: "string" },
       "max-turns": { type: "string" },
       "max-cost": { type: "string" },
       effort: { type: "string" },

@@ -53,6 +53,17 @@ export {
 } from "./providers/model-table.js";
 export { createOpenAIProvider, type OpenAIProviderOptions } from "./providers/openai.js";
 export {
+  createResponsesProvider,
+  type ResponsesProviderOptions,
+} from "./providers/openai-responses.js";
+export {
+  EFFORTS,
+  type Effort,
+  THINKING_MODES,
+  type ThinkingMode,
+  type ThinkingOptions,
+} from "./providers/thinking-options.js";
+export {
   DEFAULT_LOCAL_MODEL,
   PRESET_NAMES,
   type ResolvedProvider,

@@ -17,6 +17,7 @@ import {
   type PermissionRules,
   parsePermissionMode,
 } from "./permissions.js";
+import { chooseApi } from "./providers/api-setting.js";
 import { assumedFactsNotice, modelFacts } from "./providers/model-table.js";
 import { type ResolvedProvider, resolveProvider } from "./providers/presets.js";
 import type { Provider } from "./providers/provider.js";
@@ -74,10 +75,12 @@ export async function startSession(
   // the real environment alone: a repository's .env must not point agentloop at files it wrote.
   const env = { ...readDotenv(join(options.cwd, ".env")), ...process.env };
   const userEnv = process.env;
+  const api = await chooseApi({ flag: options.api, workspace: options.cwd, env: userEnv });
   const resolved = resolveProvider({
     provider: options.provider,
     model: options.model,
     baseURL: options.baseURL,
+    api,
     env,
   });
   if (resolved instanceof ConfigError) throw resolved;
@@ -194,6 +197,7 @@ export async function startSession(
         provider: resolved.preset,
         model: name,
         baseURL: options.baseURL,
+        api,
         env,
       });
       if (next instanceof ConfigError) throw next;
@@ -282,6 +286,10 @@ async function startProvider(
   if (resolved.protocol === "anthropic") {
     const { createAnthropicProvider } = await import("./providers/anthropic.js");
     return createAnthropicProvider(anthropicOptions(resolved, hooks, settings));
+  }
+  if (resolved.api === "responses") {
+    const { createResponsesProvider } = await import("./providers/openai-responses.js");
+    return createResponsesProvider(openAIOptions(resolved, hooks, settings));
   }
   const { createOpenAIProvider } = await import("./providers/openai.js");
   return createOpenAIProvider(openAIOptions(resolved, hooks, settings));

@@ -249,6 +249,7 @@ export function repairReply(history: readonly Message[], reply: AssistantMessage
     inReply.add(id);
     content.push({ ...block, id });
   }
+  // Everything else about the reply (the model that wrote it) stays as it came.
   return { message: changed ? { ...reply, content } : reply, repairs };
 }
 

@@ -26,7 +26,14 @@ describe("batch command lines", () => {
     });
   });
 
+  it("pass --api on to every agent", () => {
+    expect(parse("run t --out o --provider vllm --api responses")).toMatchObject({
+      agent: { provider: "vllm", flags: ["--permission-mode", "auto", "--api", "responses"] },
+    });
+  });
+
   it.each([
+    ["run t --out o --api completions", "--api must be responses or chat"],
     ["run t", "agentloop batch run needs --out DIR."],
     ["run --out o", "agentloop batch run takes one task file."],
     ["run t --out o --workers 0", "--workers must be a whole number of at least 1"],

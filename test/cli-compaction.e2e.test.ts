@@ -47,7 +47,7 @@ const answerSummaries = {
 };
 
 async function runTask(model: FakeModel, sandbox: Sandbox, args: string[]) {
-  const run = await runCli(["--output-format", "stream-json", ...args], {
+  const run = await runCli([...model.flags, "--output-format", "stream-json", ...args], {
     env: { ...sandbox.env, ...model.env() },
     cwd: sandbox.workspace,
   });
@@ -72,65 +72,75 @@ function deliveredWhole(model: FakeModel, k: number): boolean {
   });
 }
 
-describe.each<Protocol>(["anthropic", "openai"])("a long task with the %s protocol", (protocol) => {
-  it("70 commands of 25 KB each under a 200,000-token window: done, nothing refused", async () => {
-    const model = await startFakeModel(protocol, { contextWindow: 200_000 });
-    try {
-      model.script(noisyTask(70), answerSummaries);
-      const sandbox = freshSandbox();
-      const { code, events, stderr } = await runTask(model, sandbox, [
-        "--context-window",
-        "200000",
-        "build every step",
-      ]);
-      expect(stderr).not.toMatch(/too long/);
-      expect(code).toBe(0);
-      expect(model.statuses().every((status) => status === 200)).toBe(true);
-      for (let k = 1; k <= 70; k += 1) expect(deliveredWhole(model, k)).toBe(true);
-      expect(events.filter((event) => event.type === "compaction").length).toBeGreaterThan(0);
-      expect(events.at(-1)).toMatchObject({ type: "result", subtype: "success" });
-    } finally {
-      await model.close();
-    }
-  }, 120_000);
+describe.each<Protocol>(["anthropic", "openai", "responses"])(
+  "a long task with the %s protocol",
+  (protocol) => {
+    it("70 commands of 25 KB each under a 200,000-token window: done, nothing refused", async () => {
+      const model = await startFakeModel(protocol, { contextWindow: 200_000 });
+      try {
+        model.script(noisyTask(70), answerSummaries);
+        const sandbox = freshSandbox();
+        const { code, events, stderr } = await runTask(model, sandbox, [
+          "--context-window",
+          "200000",
+          "build every step",
+        ]);
+        expect(stderr).not.toMatch(/too long/);
+        expect(code).toBe(0);
+        expect(model.statuses().every((status) => status === 200)).toBe(true);
+        for (let k = 1; k <= 70; k += 1) expect(deliveredWhole(model, k)).toBe(true);
+        expect(events.filter((event) => event.type === "compaction").length).toBeGreaterThan(0);
+        expect(events.at(-1)).toMatchObject({ type: "result", subtype: "success" });
+      } finally {
+        await model.close();
+      }
+    }, 120_000);
 
-  it("a 40,000-token window it was not told about: learnt from the error, then done", async () => {
-    const model = await startFakeModel(protocol, { contextWindow: 40_000 });
-    try {
-      model.script(noisyTask(20), answerSummaries);
-      const sandbox = freshSandbox();
-      const { code, events } = await runTask(model, sandbox, ["build every step"]);
-      expect(code).toBe(0);
-      // On the Messages API the first request asks for the model's largest output (64,000
-      // tokens), which does not fit beside a 40,000-token window either: that refusal teaches
-      // the provider how much room a reply has. The second is the history growing too long.
-      const refusals = protocol === "anthropic" ? [400, 400] : [400];
-      expect(model.statuses().filter((status) => status !== 200)).toEqual(refusals);
-      expect(events).toContainEqual(
-        expect.objectContaining({ type: "compaction", trigger: "too_long", contextWindow: 40_000 }),
-      );
-      expect(events).toContainEqual(
-        expect.objectContaining({ type: "turn_end", transitionReason: "compact_retry" }),
-      );
-      for (let k = 1; k <= 20; k += 1) expect(deliveredWhole(model, k)).toBe(true);
+    it("a 40,000-token window it was not told about: learnt from the error, then done", async () => {
+      const model = await startFakeModel(protocol, { contextWindow: 40_000 });
+      try {
+        model.script(noisyTask(20), answerSummaries);
+        const sandbox = freshSandbox();
+        const { code, events } = await runTask(model, sandbox, ["build every step"]);
+        expect(code).toBe(0);
+        // On the Messages API the first request asks for 50,000 output tokens (a quarter of the
+        // model's 200,000-token window), which do not fit beside a 40,000-token window either:
+        // that refusal teaches the provider how much room a reply has. The second is the history
+        // growing too long.
+        const refusals = protocol === "anthropic" ? [400, 400] : [400];
+        expect(model.statuses().filter((status) => status !== 200)).toEqual(refusals);
+        // Chat Completions servers name the window; the Responses API's refusal names none,
+        // so the window is taken as a little less than the request it refused.
+        const learnt = events.find(
+          (event) => event.type === "compaction" && event.trigger === "too_long",
+        );
+        const refused = model.requests().find((request) => request.status === 400);
+        if (protocol === "responses") {
+          expect(learnt?.contextWindow).toBeLessThan(refused?.tokens ?? 0);
+        } else expect(learnt?.contextWindow).toBe(40_000);
+        expect(events).toContainEqual(
+          expect.objectContaining({ type: "turn_end", transitionReason: "compact_retry" }),
+        );
+        for (let k = 1; k <= 20; k += 1) expect(deliveredWhole(model, k)).toBe(true);
 
-      // The resumed session goes on from the compacted history, and the server accepts it.
-      model.script([reply(text("Still built."))], answerSummaries);
-      const before = model.requestCount();
-      const resumed = await runTask(model, sandbox, ["--continue", "is everything still built?"]);
-      expect(resumed.code).toBe(0);
-      expect(model.statuses().slice(before)).toEqual([200]);
-      const sent = model.requests().at(-1)?.body ?? "";
-      expect(sent).toContain("[agentloop cleared this result to save context");
-      expect(sent).toContain("build every step");
-      expect(onlySession(sandbox).messages.filter((m) => m.role === "user").length).toBeGreaterThan(
-        20,
-      );
-    } finally {
-      await model.close();
-    }
-  }, 120_000);
-});
+        // The resumed session goes on from the compacted history, and the server accepts it.
+        model.script([reply(text("Still built."))], answerSummaries);
+        const before = model.requestCount();
+        const resumed = await runTask(model, sandbox, ["--continue", "is everything still built?"]);
+        expect(resumed.code).toBe(0);
+        expect(model.statuses().slice(before)).toEqual([200]);
+        const sent = model.requests().at(-1)?.body ?? "";
+        expect(sent).toContain("[agentloop cleared this result to save context");
+        expect(sent).toContain("build every step");
+        expect(
+          onlySession(sandbox).messages.filter((m) => m.role === "user").length,
+        ).toBeGreaterThan(20);
+      } finally {
+        await model.close();
+      }
+    }, 120_000);
+  },
+);
 
 describe("kill -9 during a compaction", () => {
   it("resumes into a conversation the server accepts, and compacts again", async () => {
@@ -156,7 +166,7 @@ describe("kill -9 during a compaction", () => {
       });
       const sandbox = freshSandbox();
       const env = { ...sandbox.env, ...model.env() };
-      const args = ["--permission-mode", "yolo", "--context-window", "8000"];
+      const args = [...model.flags, "--permission-mode", "yolo", "--context-window", "8000"];
       const killed = await runCli([...args, "echo every step"], {
         env,
         cwd: sandbox.workspace,

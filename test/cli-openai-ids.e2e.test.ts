@@ -47,7 +47,7 @@ describe("the CLI against an OpenAI-compatible server that repeats tool-call ids
   const script = (turns: FakeTurn[]) => model.script(turns as never);
 
   const run = (sandbox: Sandbox, args: string[]) =>
-    runCli(["--permission-mode", "yolo", ...args], {
+    runCli([...model.flags, "--permission-mode", "yolo", ...args], {
       env: { ...sandbox.env, ...model.env() },
       cwd: sandbox.workspace,
     });

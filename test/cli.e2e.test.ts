@@ -17,138 +17,155 @@ import { reply, text, toolUse } from "./support/fake-anthropic-server.js";
 
 const bash = (id: string, command: string) => toolUse(id, "bash", { command });
 
-describe.each<Protocol>(["anthropic", "openai"])("agentloop one-shot against %s", (protocol) => {
-  let model: FakeModel;
-  beforeAll(async () => {
-    model = await startFakeModel(protocol);
-  });
-  afterAll(() => model.close());
-
-  const run = (args: string[], extra: { input?: string; env?: Record<string, string> } = {}) => {
-    const sandbox = freshSandbox();
-    const env = { ...sandbox.env, ...model.env(), ...extra.env };
-    return runCli(args, { env, cwd: sandbox.workspace, input: extra.input }).then((result) => ({
-      ...result,
-      sandbox,
-    }));
-  };
-
-  it("runs bash, feeds the result back with its id, prints the answer and records everything", async () => {
-    model.script([
-      reply(
-        text("Let me create it."),
-        bash("call_1", "echo hello > greeting.txt && cat greeting.txt"),
-      ),
-      reply(text("Created greeting.txt containing hello.")),
-    ]);
-    const { code, stdout, stderr, sandbox } = await run(["create greeting.txt"]);
-    expect(code).toBe(0);
-    expect(stdout).toBe("Created greeting.txt containing hello.\n");
-    expect(stderr).toContain("$ echo hello > greeting.txt");
-    expect(readFileSync(join(sandbox.workspace, "greeting.txt"), "utf8")).toBe("hello\n");
-    expect(model.statuses()).toEqual([200, 200]);
-
-    const session = onlySession(sandbox);
-    expect(session.problems).toEqual([]);
-    expect(session.header).toMatchObject({ cwd: sandbox.workspace, provider: protocol });
-    expect(session.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
-    expect(session.messages[2]?.content).toEqual([
-      expect.objectContaining({ type: "tool_result", tool_use_id: "call_1", is_error: false }),
-    ]);
-    expect(JSON.stringify(session.messages[2])).toContain("hello");
-    model.script([]);
-  });
-
-  it("reads the prompt from stdin with -p", async () => {
-    model.script([reply(text("Got it."))]);
-    const { code, stdout, sandbox } = await run(["-p"], { input: "what is in stdin?\n" });
-    expect(code).toBe(0);
-    expect(stdout).toBe("Got it.\n");
-    expect(onlySession(sandbox).messages[0]).toEqual({
-      role: "user",
-      content: "what is in stdin?",
+describe.each<Protocol>(["anthropic", "openai", "responses"])(
+  "agentloop one-shot against %s",
+  (protocol) => {
+    let model: FakeModel;
+    beforeAll(async () => {
+      model = await startFakeModel(protocol);
     });
-  });
+    afterAll(() => model.close());
 
-  it("stops at --max-turns with exit code 3 and says why", async () => {
-    model.script([
-      reply(bash("a", "echo 1")),
-      reply(bash("b", "echo 2")),
-      reply(bash("c", "echo 3")),
-    ]);
-    const before = model.requestCount();
-    const { code, stderr } = await run(["--max-turns", "2", "loop forever"]);
-    expect(code).toBe(3);
-    expect(stderr).toMatch(/Stopped after 2 turns \(--max-turns\)/);
-    expect(model.requestCount() - before).toBe(2);
-    model.script([]);
-  });
+    const run = (args: string[], extra: { input?: string; env?: Record<string, string> } = {}) => {
+      const sandbox = freshSandbox();
+      const env = { ...sandbox.env, ...model.env(), ...extra.env };
+      return runCli([...model.flags, ...args], {
+        env,
+        cwd: sandbox.workspace,
+        input: extra.input,
+      }).then((result) => ({
+        ...result,
+        sandbox,
+      }));
+    };
 
-  it("prints one JSON result with the documented fields", async () => {
-    model.script([reply(bash("j1", "true")), reply(text("All done."))]);
-    const { code, stdout, sandbox } = await run(["--output-format", "json", "do it"]);
-    expect(code).toBe(0);
-    const result = JSON.parse(stdout);
-    expect(result).toMatchObject({
-      type: "result",
-      subtype: "success",
-      is_error: false,
-      result: "All done.",
-      stop_reason: "end_turn",
-      num_turns: 2,
-      session_id: onlySession(sandbox).header?.id,
+    it("runs bash, feeds the result back with its id, prints the answer and records everything", async () => {
+      model.script([
+        reply(
+          text("Let me create it."),
+          bash("call_1", "echo hello > greeting.txt && cat greeting.txt"),
+        ),
+        reply(text("Created greeting.txt containing hello.")),
+      ]);
+      const { code, stdout, stderr, sandbox } = await run(["create greeting.txt"]);
+      expect(code).toBe(0);
+      expect(stdout).toBe("Created greeting.txt containing hello.\n");
+      expect(stderr).toContain("$ echo hello > greeting.txt");
+      expect(readFileSync(join(sandbox.workspace, "greeting.txt"), "utf8")).toBe("hello\n");
+      expect(model.statuses()).toEqual([200, 200]);
+
+      const session = onlySession(sandbox);
+      expect(session.problems).toEqual([]);
+      expect(session.header).toMatchObject({ cwd: sandbox.workspace, provider: model.preset });
+      expect(session.messages.map((m) => m.role)).toEqual([
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+      ]);
+      expect(session.messages[2]?.content).toEqual([
+        expect.objectContaining({ type: "tool_result", tool_use_id: "call_1", is_error: false }),
+      ]);
+      expect(JSON.stringify(session.messages[2])).toContain("hello");
+      model.script([]);
     });
-    expect(Object.keys(result.usage).sort()).toEqual([
-      "cache_creation_input_tokens",
-      "cache_read_input_tokens",
-      "input_tokens",
-      "output_tokens",
-    ]);
-    expect(result.usage.output_tokens).toBeGreaterThan(0);
-    expect(typeof result.duration_ms).toBe("number");
-  });
 
-  it("streams one JSON line per event and ends with the result object", async () => {
-    model.script([reply(text("Hi "), bash("s1", "echo streamed")), reply(text("Bye."))]);
-    const { code, stdout } = await run(["--output-format", "stream-json", "stream"]);
-    expect(code).toBe(0);
-    const lines = stdout
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line));
-    const types = lines.map((line) => line.type);
-    expect(types).toContain("tool_start");
-    expect(types).toContain("tool_end");
-    expect(types.at(-2)).toBe("stop");
-    expect(lines.at(-1)).toMatchObject({ type: "result", subtype: "success", result: "Bye." });
-  });
-
-  it("exits 1 with the reason on a refusal", async () => {
-    model.script([
-      { kind: "reply", content: [text("I can't help with that.")], stopReason: "refusal" },
-    ]);
-    const { code, stderr } = await run(["something bad"]);
-    expect(code).toBe(1);
-    expect(stderr).toMatch(/declined/);
-  });
-
-  it("continues the latest session with --continue, sending the earlier history", async () => {
-    const sandbox = freshSandbox();
-    const env = { ...sandbox.env, ...model.env() };
-    model.script([reply(text("The secret word is tulip."))]);
-    await runCli(["remember the word tulip"], { env, cwd: sandbox.workspace });
-    model.script([reply(text("It was tulip."))]);
-    const second = await runCli(["--continue", "what was the word?"], {
-      env,
-      cwd: sandbox.workspace,
+    it("reads the prompt from stdin with -p", async () => {
+      model.script([reply(text("Got it."))]);
+      const { code, stdout, sandbox } = await run(["-p"], { input: "what is in stdin?\n" });
+      expect(code).toBe(0);
+      expect(stdout).toBe("Got it.\n");
+      expect(onlySession(sandbox).messages[0]).toEqual({
+        role: "user",
+        content: "what is in stdin?",
+      });
     });
-    expect(second.code).toBe(0);
-    expect(second.stdout).toBe("It was tulip.\n");
-    const session = onlySession(sandbox);
-    expect(session.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
-    expect(session.messages[0]).toEqual({ role: "user", content: "remember the word tulip" });
-  });
-});
+
+    it("stops at --max-turns with exit code 3 and says why", async () => {
+      model.script([
+        reply(bash("a", "echo 1")),
+        reply(bash("b", "echo 2")),
+        reply(bash("c", "echo 3")),
+      ]);
+      const before = model.requestCount();
+      const { code, stderr } = await run(["--max-turns", "2", "loop forever"]);
+      expect(code).toBe(3);
+      expect(stderr).toMatch(/Stopped after 2 turns \(--max-turns\)/);
+      expect(model.requestCount() - before).toBe(2);
+      model.script([]);
+    });
+
+    it("prints one JSON result with the documented fields", async () => {
+      model.script([reply(bash("j1", "true")), reply(text("All done."))]);
+      const { code, stdout, sandbox } = await run(["--output-format", "json", "do it"]);
+      expect(code).toBe(0);
+      const result = JSON.parse(stdout);
+      expect(result).toMatchObject({
+        type: "result",
+        subtype: "success",
+        is_error: false,
+        result: "All done.",
+        stop_reason: "end_turn",
+        num_turns: 2,
+        session_id: onlySession(sandbox).header?.id,
+      });
+      expect(Object.keys(result.usage).sort()).toEqual([
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+        "input_tokens",
+        "output_tokens",
+      ]);
+      expect(result.usage.output_tokens).toBeGreaterThan(0);
+      expect(typeof result.duration_ms).toBe("number");
+    });
+
+    it("streams one JSON line per event and ends with the result object", async () => {
+      model.script([reply(text("Hi "), bash("s1", "echo streamed")), reply(text("Bye."))]);
+      const { code, stdout } = await run(["--output-format", "stream-json", "stream"]);
+      expect(code).toBe(0);
+      const lines = stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+      const types = lines.map((line) => line.type);
+      expect(types).toContain("tool_start");
+      expect(types).toContain("tool_end");
+      expect(types.at(-2)).toBe("stop");
+      expect(lines.at(-1)).toMatchObject({ type: "result", subtype: "success", result: "Bye." });
+    });
+
+    it("exits 1 with the reason on a refusal", async () => {
+      model.script([
+        { kind: "reply", content: [text("I can't help with that.")], stopReason: "refusal" },
+      ]);
+      const { code, stderr } = await run(["something bad"]);
+      expect(code).toBe(1);
+      expect(stderr).toMatch(/declined/);
+    });
+
+    it("continues the latest session with --continue, sending the earlier history", async () => {
+      const sandbox = freshSandbox();
+      const env = { ...sandbox.env, ...model.env() };
+      model.script([reply(text("The secret word is tulip."))]);
+      await runCli([...model.flags, "remember the word tulip"], { env, cwd: sandbox.workspace });
+      model.script([reply(text("It was tulip."))]);
+      const second = await runCli([...model.flags, "--continue", "what was the word?"], {
+        env,
+        cwd: sandbox.workspace,
+      });
+      expect(second.code).toBe(0);
+      expect(second.stdout).toBe("It was tulip.\n");
+      const session = onlySession(sandbox);
+      expect(session.messages.map((m) => m.role)).toEqual([
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+      ]);
+      expect(session.messages[0]).toEqual({ role: "user", content: "remember the word tulip" });
+    });
+  },
+);
 
 describe("agentloop configuration errors", () => {
   it("exits 2 with one sentence when no model is configured", async () => {

@@ -76,7 +76,8 @@ describe("creating the provider a configuration names", () => {
     fake.script([{ kind: "reply", content: [{ type: "text", text: "ok" }] }]);
     const provider = build({ env: { OPENAI_API_KEY: "sk-oai", OPENAI_BASE_URL: fake.url } });
     await send(provider, [{ role: "user", content: "hi" }]);
-    expect(provider).toMatchObject({ name: "openai", model: "gpt-5" });
+    expect(provider).toMatchObject({ name: "openai", model: "gpt-6.2-sol" });
+    expect(fake.requests[0]?.path).toBe("/v1/responses");
     expect(fake.requests[0]?.headers.authorization).toBe("Bearer sk-oai");
   });
 });

@@ -79,7 +79,9 @@ describe("the OpenAI provider's errors", () => {
     });
     expect(error).toMatchObject({
       kind: "authentication",
-      message: expect.stringMatching(/if it needs a key, use --provider openai --base-url http/),
+      message: expect.stringMatching(
+        /if it needs a key, use --provider openai --api chat --base-url http/,
+      ),
     });
   });
 

@@ -84,12 +84,12 @@ describe("the OpenAI provider, streaming through the SDK", () => {
     expect(server.requests[0]?.body.max_tokens).toBe(123);
   });
 
-  it("maps usage, including cached prompt tokens", async () => {
+  it("maps usage, counting cached prompt tokens apart from the uncached ones", async () => {
     const usage = { prompt_tokens: 900, completion_tokens: 42, cached_tokens: 512 };
     const server = await serveOpenAI([{ kind: "reply", content: [text("ok")], usage }]);
     const { result } = await ask(server);
     expect(result.usage).toEqual({
-      input_tokens: 900,
+      input_tokens: 388,
       output_tokens: 42,
       cache_read_input_tokens: 512,
       cache_creation_input_tokens: 0,

@@ -318,6 +318,13 @@ describe("repairing a reply as it arrives", () => {
     ]);
   });
 
+  it("keeps the model that wrote the reply when it repairs it, since its reasoning is bound to it", () => {
+    const reply: AssistantBlock[] = [text("two"), bash("call_1", "a"), bash("call_1", "b")];
+    const repaired = repairReply([], { role: "assistant", content: reply, model: "gpt-6.1-sol" });
+    expect(repaired.repairs).toHaveLength(1);
+    expect(repaired.message.model).toBe("gpt-6.1-sol");
+  });
+
   it("returns the very same message when nothing needs repair", () => {
     const message = { role: "assistant" as const, content: [bash("a", "ls")] };
     expect(repairReply([{ role: "user", content: "hi" }], message).message).toBe(message);

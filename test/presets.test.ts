@@ -13,7 +13,35 @@ describe("choosing the model server", () => {
       apiKey: null,
       apiKeyEnv: null,
       model: "qwen2.5-coder",
+      api: "chat",
     });
+  });
+
+  it.each(["ollama", "lmstudio", "vllm", "llamacpp", "openrouter", "deepseek"])(
+    "speaks Chat Completions to %s, and Responses when --api says so",
+    (provider) => {
+      const env = { OPENROUTER_API_KEY: "k", DEEPSEEK_API_KEY: "k" };
+      expect(resolve({ provider, model: "m", env })).toMatchObject({ api: "chat" });
+      expect(resolve({ provider, model: "m", env, api: "responses" })).toMatchObject({
+        api: "responses",
+      });
+    },
+  );
+
+  it("speaks Responses to OpenAI, and Chat Completions when --api says so", () => {
+    const env = { OPENAI_API_KEY: "sk-o" };
+    expect(resolve({ provider: "openai", env })).toMatchObject({ api: "responses" });
+    expect(resolve({ provider: "openai", env, api: "chat" })).toMatchObject({ api: "chat" });
+  });
+
+  it("refuses --api for a provider that is not OpenAI's protocol", () => {
+    const env = { ANTHROPIC_API_KEY: "sk-a" };
+    expect(resolve({ provider: "anthropic", env, api: "chat" })).toEqual(
+      new ConfigError(
+        "--api chooses between OpenAI's protocols and does not apply to --provider anthropic.",
+      ),
+    );
+    expect(resolve({ provider: "local", api: "responses" })).toBeInstanceOf(ConfigError);
   });
 
   it.each([
@@ -40,7 +68,8 @@ describe("choosing the model server", () => {
       baseURL: "https://api.openai.com/v1",
       apiKey: "sk-o",
       apiKeyEnv: "OPENAI_API_KEY",
-      model: "gpt-5",
+      model: "gpt-6.2-sol",
+      api: "responses",
     });
   });
 

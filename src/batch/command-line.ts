@@ -4,6 +4,7 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError } from "../errors.js";
+import { parseApi } from "../providers/api-setting.js";
 import { type Shard, shardFrom } from "./shard.js";
 
 export const BATCH_USAGE = `Usage:
@@ -21,8 +22,9 @@ Options of run (and worker):
                              JSON events on stdout
   --work-dir DIR             where workspaces are made (default: the temp dir)
   --timeout S                time limit of a task without timeout_s (default 1800)
-  --provider, --model, --base-url, --permission-mode (default auto), --allow-network,
-  --tools, --max-turns, --max-cost    passed to every agent, as for a one-shot run
+  --provider, --model, --base-url, --api, --permission-mode (default auto),
+  --allow-network, --tools, --max-turns, --max-cost    passed to every agent, as for a
+                             one-shot run
 Options of run only:
   --retry-failed             run failed, timed-out and broken tasks again too
   --max-attempts N           attempts per task when the infrastructure fails (default 3;
@@ -196,6 +198,7 @@ const AGENT_FLAGS = [
   "provider",
   "model",
   "base-url",
+  "api",
   "permission-mode",
   "allow-network",
   "tools",
@@ -229,6 +232,7 @@ function agentChoices(values: ReturnType<typeof parseFlags>["values"]): AgentCho
   const flags = ["--permission-mode", permissionMode];
   if (values["allow-network"]) flags.push("--allow-network");
   if (values.tools) flags.push("--tools", values.tools);
+  if (values.api) flags.push("--api", parseApi(values.api, "--api"));
   if (values["max-turns"])
     flags.push("--max-turns", String(optional(values["max-turns"], "--max-turns", wholeNumber)));
   if (values["max-cost"])
@@ -300,6 +304,7 @@ function parseFlags(argv: string[]) {
       provider: text,
       model: text,
       "base-url": text,
+      api: text,
       "permission-mode": text,
       "allow-network": flag,
       tools: text,

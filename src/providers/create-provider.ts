@@ -5,6 +5,7 @@
 import { ConfigError } from "../errors.js";
 import { createAnthropicProvider } from "./anthropic.js";
 import { createOpenAIProvider } from "./openai.js";
+import { createResponsesProvider } from "./openai-responses.js";
 import type { ResolvedProvider } from "./presets.js";
 import type { Provider } from "./provider.js";
 import { anthropicOptions, openAIOptions, type ProviderHooks } from "./provider-options.js";
@@ -16,7 +17,9 @@ export function createProvider(resolved: ResolvedProvider, hooks: ProviderHooks 
     case "anthropic":
       return createAnthropicProvider(anthropicOptions(resolved, hooks));
     case "openai":
-      return createOpenAIProvider(openAIOptions(resolved, hooks));
+      return resolved.api === "responses"
+        ? createResponsesProvider(openAIOptions(resolved, hooks))
+        : createOpenAIProvider(openAIOptions(resolved, hooks));
     case "local":
       throw new ConfigError(
         "A local model is loaded before it runs: create its provider with createLocalProvider.",

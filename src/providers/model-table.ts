@@ -87,6 +87,22 @@ const openaiModel = (
   effort: false,
   source: openaiPricing,
 });
+/**
+ * GPT-6 Sol and its upgrades: $2 in, $10 out, $2.50 per cache write, and a request over 272K
+ * input tokens at twice the input and one and a half times the output price (the model pages
+ * at developers.openai.com/api/docs/models/gpt-6.2-sol, gpt-6.1-sol, gpt-6-sol).
+ */
+function gpt6(cacheRead: number): ModelFacts {
+  const base = { ...openai(2, 10, cacheRead), cacheWrite: 2.5 };
+  const long = { input: 4, output: 15, cacheRead: cacheRead * 2, cacheWrite: 5 };
+  return {
+    ...openaiModel(1_050_000, 128_000, { ...base, longPrompt: { tokens: 272_000, price: long } }),
+    thinking: "reasoning",
+    effort: true,
+    source: "https://developers.openai.com/api/docs/models/gpt-6.2-sol",
+  };
+}
+
 // DeepSeek bills peak and off-peak hours; the peak price is used, so that --max-cost stops
 // early rather than late.
 const deepseek = (price: Price): ModelFacts => ({
@@ -131,6 +147,9 @@ const MODELS: [prefix: string, facts: ModelFacts][] = [
   ["gpt-4.1-nano", openaiModel(1_047_576, 32_768, openai(0.1, 0.4, 0.025))],
   ["gpt-4.1-mini", openaiModel(1_047_576, 32_768, openai(0.4, 1.6, 0.1))],
   ["gpt-4.1", openaiModel(1_047_576, 32_768, openai(2, 8, 0.5))],
+  ["gpt-6.2-sol", gpt6(0.1)],
+  ["gpt-6.1-sol", gpt6(0.1)],
+  ["gpt-6-sol", gpt6(0.2)],
   ["gpt-5-mini", openaiModel(400_000, 128_000, openai(0.25, 2, 0.025), "reasoning")],
   ["gpt-5", openaiModel(400_000, 128_000, openai(1.25, 10, 0.125), "reasoning")],
   ["o4-mini", openaiModel(200_000, 100_000, openai(1.1, 4.4, 0.275), "reasoning")],

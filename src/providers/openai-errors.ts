@@ -1,7 +1,7 @@
-// What each failure of a Chat Completions request means for the user: whether trying again
-// can help, and one sentence saying what happened and what to do. The SDK's typed errors give
-// the HTTP status; the message text gives the rest (servers agree on statuses far better than
-// on error codes).
+// What each failure of an OpenAI request (Chat Completions or Responses) means for the user:
+// whether trying again can help, and one sentence saying what happened and what to do. The
+// SDK's typed errors give the HTTP status; the message text gives the rest (servers agree on
+// statuses far better than on error codes).
 
 import { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import { ProviderError, type ProviderErrorKind } from "../errors.js";
@@ -58,6 +58,10 @@ function fromStatus(error: APIError, server: ServerContext): RetryDecision {
     const window = namedWindow(error) ?? contextWindowIn(detail);
     return { retry: false, error: new ProviderError("context_too_long", message, status, window) };
   }
+  if (status === 400 && NEEDS_RESPONSES.test(detail)) {
+    const message = `The ${server.name} server takes no function tools for "${server.model}" on Chat Completions (${detail}): run agentloop with --api responses.`;
+    return decide("invalid_request", message, status);
+  }
   if (status === 404 || error.code === "model_not_found") {
     return decide("model_not_found", modelNotFoundMessage(server), status);
   }
@@ -76,7 +80,7 @@ function authenticationMessage(status: number, server: ServerContext): string {
   if (server.apiKeyEnv) {
     return `The ${server.name} server rejected the API key (${status}): check ${server.apiKeyEnv}.`;
   }
-  return `The server at ${server.baseURL} refused the request (${status}): if it needs a key, use --provider openai --base-url ${server.baseURL} and set OPENAI_API_KEY.`;
+  return `The server at ${server.baseURL} refused the request (${status}): if it needs a key, use --provider openai --api chat --base-url ${server.baseURL} and set OPENAI_API_KEY.`;
 }
 
 function modelNotFoundMessage(server: ServerContext): string {
@@ -93,6 +97,47 @@ function connectionFailed(error: APIConnectionError, server: ServerContext): Ret
       ? `Could not connect to ${server.baseURL}: the ${server.name} server does not seem to be running.`
       : `Could not connect to ${server.baseURL} (${cause.message}).`;
   return { retry: !hopeless, error: new ProviderError("unreachable", message) };
+}
+
+/**
+ * OpenAI's reasoning models of 2026 (GPT-5.6, GPT-6) refuse function tools on
+ * /v1/chat/completions: "Function tools with reasoning_effort are not supported for
+ * gpt-5.6-terra in /v1/chat/completions. To use function tools, use /v1/responses or set
+ * reasoning_effort to 'none'" (https://developers.openai.com/api/docs/models/gpt-6-sol).
+ */
+const NEEDS_RESPONSES = /function tools.*not supported.*\/v1\/chat\/completions/i;
+
+/**
+ * A failure the server reports inside a stream that began with a 200: a Responses API `error`
+ * event or a `response.failed` event, with the error's code (`server_error`,
+ * `rate_limit_exceeded`, ...). Server and rate-limit failures are worth another attempt.
+ */
+export function streamedFailure(
+  code: string | null | undefined,
+  message: string,
+  server: ServerContext,
+): ProviderError {
+  const detail = `${code ?? "error"}: ${message.trim().replace(/\.$/, "")}`;
+  if (code === "rate_limit_exceeded") {
+    return new ProviderError(
+      "rate_limited",
+      `The ${server.name} server is rate limiting requests (${detail}).`,
+    );
+  }
+  if (code === "context_length_exceeded") {
+    const text = `The conversation is too long for the model's context window (${detail}).`;
+    return new ProviderError("context_too_long", text, undefined, contextWindowIn(message));
+  }
+  if (!code || code === "server_error") {
+    return new ProviderError(
+      "server",
+      `The ${server.name} server failed during the reply (${detail}).`,
+    );
+  }
+  return new ProviderError(
+    "invalid_request",
+    `The ${server.name} server stopped the reply (${detail}).`,
+  );
 }
 
 /** Servers word this differently; OpenAI sends a code, vLLM and llama.cpp only a message. */

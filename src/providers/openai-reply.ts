@@ -163,8 +163,9 @@ export function finishReply(
 /**
  * Parameterless tools often get "" as arguments, which means no input. Arguments that are not
  * JSON stay the raw string, so the toolbox answers with an error quoting it and runs nothing.
+ * The Responses API's calls are read the same way (responses-reply.ts).
  */
-function parseArguments(raw: string): unknown {
+export function parseArguments(raw: string): unknown {
   if (raw.trim() === "") return {};
   try {
     return JSON.parse(raw);
@@ -190,10 +191,29 @@ function toStopReason(finishReason: string | null): StopReason {
 }
 
 function toUsage(usage: NonNullable<ChatCompletionChunk["usage"]>): Usage {
+  return openAIUsage({
+    input: usage.prompt_tokens ?? 0,
+    output: usage.completion_tokens ?? 0,
+    cacheRead: usage.prompt_tokens_details?.cached_tokens ?? 0,
+  });
+}
+
+/**
+ * OpenAI's count of input tokens includes those read from (and written to) the prompt cache,
+ * in both its protocols; ours, as Anthropic's, counts them apart (`input_tokens` is the
+ * uncached part), so that inputTokensOf and the cost add each token once.
+ */
+export function openAIUsage(counts: {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite?: number;
+}): Usage {
+  const cacheWrite = counts.cacheWrite ?? 0;
   return {
-    ...emptyUsage(),
-    input_tokens: usage.prompt_tokens ?? 0,
-    output_tokens: usage.completion_tokens ?? 0,
-    cache_read_input_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+    input_tokens: Math.max(0, counts.input - counts.cacheRead - cacheWrite),
+    output_tokens: counts.output,
+    cache_read_input_tokens: counts.cacheRead,
+    cache_creation_input_tokens: cacheWrite,
   };
 }

@@ -80,13 +80,14 @@ function toChatUser(message: UserMessage): ChatCompletionMessageParam[] {
 /**
  * A call whose arguments were not a JSON object was kept as the raw string so the toolbox could
  * reject it; it goes back as "{}" because some servers (Ollama) parse the arguments in the
- * history and answer 400 to invalid JSON. The tool result already quotes what was wrong.
+ * history and answer 400 to invalid JSON. The tool result already quotes what was wrong. The
+ * Responses API takes calls back the same way (responses-request.ts).
  */
-function argumentsOf(input: unknown): string {
+export function argumentsOf(input: unknown): string {
   const isObject = typeof input === "object" && input !== null && !Array.isArray(input);
   return isObject ? JSON.stringify(input) : "{}";
 }
 
-function joinText(blocks: TextBlock[]): string {
+export function joinText(blocks: TextBlock[]): string {
   return blocks.map((block) => block.text).join("\n\n");
 }

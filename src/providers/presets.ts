@@ -14,6 +14,21 @@ export const DEFAULT_LOCAL_MODEL = "hf:Qwen/Qwen3-4B-GGUF/Qwen3-4B-Q4_K_M.gguf";
 /** How agentloop talks to the model: one of two HTTP APIs, or a model run in this process. */
 export type WireProtocol = "anthropic" | "openai" | "local";
 
+/**
+ * The two protocols of the OpenAI API: Chat Completions, which every compatible server speaks
+ * too, and Responses, which OpenAI's current models need for tools (see openai-responses.ts).
+ */
+export type OpenAIApi = "responses" | "chat";
+
+export const OPENAI_APIS: OpenAIApi[] = ["responses", "chat"];
+
+/**
+ * OpenAI's current general model: "our go-to model for everyday work, from coding to powering
+ * agents at scale" (https://developers.openai.com/api/docs/models/gpt-6.2-sol), released on
+ * 2026-11-17.
+ */
+export const DEFAULT_OPENAI_MODEL = "gpt-6.2-sol";
+
 export interface Preset {
   protocol: WireProtocol;
   baseURL: string;
@@ -24,6 +39,8 @@ export interface Preset {
   /** The environment variable that names the model, if the preset honours one. */
   modelEnv: string | null;
   defaultModel: string | null;
+  /** For the OpenAI protocol, which of its APIs the server is spoken to in unless --api says. */
+  api?: OpenAIApi;
 }
 
 function hosted(
@@ -54,8 +71,9 @@ export const PRESETS = {
     modelEnv: "MODEL_ID",
   },
   openai: {
-    ...hosted("openai", "https://api.openai.com/v1", "OPENAI_API_KEY", "gpt-5"),
+    ...hosted("openai", "https://api.openai.com/v1", "OPENAI_API_KEY", DEFAULT_OPENAI_MODEL),
     baseURLEnv: "OPENAI_BASE_URL",
+    api: "responses",
   },
   openrouter: hosted("openai", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", null),
   deepseek: hosted("openai", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", "deepseek-flash"),
@@ -86,6 +104,8 @@ export interface ResolvedProvider {
   apiKey: string | null;
   apiKeyEnv: string | null;
   model: string;
+  /** For the OpenAI protocol, the API spoken: the preset's unless --api chose. */
+  api?: OpenAIApi;
 }
 
 export interface ProviderChoice {
@@ -95,6 +115,8 @@ export interface ProviderChoice {
   model?: string;
   /** --base-url */
   baseURL?: string;
+  /** --api or the settings' "api", already checked to be one of OPENAI_APIS. */
+  api?: OpenAIApi;
   env: Record<string, string | undefined>;
 }
 
@@ -109,6 +131,11 @@ export function resolveProvider(choice: ProviderChoice): ResolvedProvider | Conf
     return new ConfigError(`Unknown provider "${name}": choose one of ${PRESET_NAMES.join(", ")}.`);
   }
   const preset: Preset = PRESETS[name];
+  if (choice.api !== undefined && preset.protocol !== "openai") {
+    return new ConfigError(
+      `--api chooses between OpenAI's protocols and does not apply to --provider ${name}.`,
+    );
+  }
   if (preset.protocol === "local") return resolveLocal(choice);
 
   const baseURL = choice.baseURL ?? env(preset.baseURLEnv) ?? preset.baseURL;
@@ -137,6 +164,7 @@ export function resolveProvider(choice: ProviderChoice): ResolvedProvider | Conf
     apiKey,
     apiKeyEnv: preset.apiKeyEnv,
     model,
+    ...(preset.protocol === "openai" ? { api: choice.api ?? preset.api ?? "chat" } : {}),
   };
 }
 

@@ -24,6 +24,9 @@ export function problemWithRequest(body: Record<string, unknown>): string | null
   if (typeof body.model !== "string" || body.model === "") return "you must provide a model";
   if (body.stream !== true) return "this fake server only streams: set stream to true";
   const tools = body.tools;
+  if (tools !== undefined && needsResponsesForTools(body.model, body.reasoning_effort)) {
+    return `Function tools with reasoning_effort are not supported for ${body.model} in /v1/chat/completions. To use function tools, use /v1/responses or set reasoning_effort to 'none'.`;
+  }
   if (tools !== undefined) {
     if (!Array.isArray(tools) || tools.length === 0) return "tools: [] is too short";
     for (const [index, tool] of tools.entries()) {
@@ -35,6 +38,15 @@ export function problemWithRequest(body: Record<string, unknown>): string | null
     return "messages: [] is too short";
   }
   return problemWithMessages(body.messages as ChatMessage[]);
+}
+
+/**
+ * OpenAI's reasoning models of 2026 take function tools on Chat Completions only with reasoning
+ * off, and GPT-6.1 and later (which cannot switch it off) not at all.
+ */
+function needsResponsesForTools(model: string, effort: unknown): boolean {
+  if (/^gpt-6\.[1-9]/.test(model)) return true;
+  return /^gpt-(5\.6|6)(-|$)/.test(model) && effort !== "none";
 }
 
 function problemWithTool(tool: {

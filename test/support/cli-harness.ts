@@ -18,7 +18,8 @@ import { type ProcessOptions, type ProcessRun, runProcess } from "./run-process.
 
 export const CLI = resolve(import.meta.dirname, "../../dist/cli.js");
 
-export type Protocol = "anthropic" | "openai";
+/** "openai" is Chat Completions, the protocol of every compatible server; "responses" OpenAI's newer one. */
+export type Protocol = "anthropic" | "openai" | "responses";
 
 /** What an intercept sees of a request, the same for both protocols. */
 export interface InterceptedRequest {
@@ -53,6 +54,14 @@ export interface FakeModelRequest {
 export interface FakeModel {
   protocol: Protocol;
   url: string;
+  /** The preset the CLI runs on against this fake (and records in the session header). */
+  preset: "anthropic" | "openai";
+  /**
+   * The flags that make the CLI speak this protocol, with a model that takes tools on it: the
+   * openai preset speaks Responses unless told --api chat, and its default model takes no
+   * tools on Chat Completions.
+   */
+  flags: string[];
   /** Turns in the fake Anthropic server's shape; the OpenAI fake accepts the same replies. */
   script(turns: FakeTurn[], options?: FakeModelScriptOptions): void;
   /** Sets the context window from the next request on; undefined lifts the limit. */
@@ -72,9 +81,16 @@ export async function startFakeModel(
 ): Promise<FakeModel> {
   const anthropic = protocol === "anthropic" ? await startFakeAnthropic(options) : null;
   const fake: FakeAnthropic | FakeOpenAI = anthropic ?? (await startFakeOpenAI(options));
+  const lastText = protocol === "responses" ? lastResponsesText : lastChatText;
   return {
     protocol,
     url: fake.url,
+    preset: protocol === "anthropic" ? "anthropic" : "openai",
+    flags: {
+      anthropic: [],
+      openai: ["--api", "chat", "--model", "gpt-5"],
+      responses: ["--model", "gpt-6.1-sol"],
+    }[protocol],
     script(turns, { cycle, intercept } = {}) {
       if (anthropic) {
         anthropic.script(turns, {
@@ -84,8 +100,7 @@ export async function startFakeModel(
       } else {
         (fake as FakeOpenAI).script(turns as never, {
           cycle,
-          intercept:
-            intercept && ((body) => intercept({ lastUserText: lastChatText(body) }) as never),
+          intercept: intercept && ((body) => intercept({ lastUserText: lastText(body) }) as never),
         });
       }
     },
@@ -130,6 +145,13 @@ function lastChatText(body: Record<string, unknown>): string {
   return (last.content as { type?: unknown; text?: unknown }[])
     .flatMap((part) => (part.type === "text" ? [String(part.text)] : []))
     .join("\n");
+}
+
+function lastResponsesText(body: Record<string, unknown>): string {
+  const input = body.input as { type?: unknown; role?: unknown; content?: unknown }[];
+  const last = input.at(-1);
+  if (last?.type !== "message" || last.role !== "user") return "";
+  return typeof last.content === "string" ? last.content : "";
 }
 
 /** The tokens of a request the fake rejected before counting it, or 0 if it can't be read. */

@@ -127,12 +127,24 @@ function finishReason(reply: FakeReply, hasCalls: boolean): string | null {
   return hasCalls ? "tool_calls" : "stop";
 }
 
-function usageOf(reply: FakeReply, promptTokens: number | undefined) {
-  const usage =
+/**
+ * The reply's usage: its own, else `promptTokens` and the reply's length when the server
+ * counts tokens, else 20 and 10. Both protocols of the fake report it, each in its own words.
+ */
+export function countedUsage(
+  reply: FakeReply,
+  promptTokens: number | undefined,
+): NonNullable<FakeReply["usage"]> {
+  return (
     reply.usage ??
     (promptTokens === undefined
       ? { prompt_tokens: 20, completion_tokens: 10 }
-      : { prompt_tokens: promptTokens, completion_tokens: outputTokens(reply) });
+      : { prompt_tokens: promptTokens, completion_tokens: outputTokens(reply) })
+  );
+}
+
+function usageOf(reply: FakeReply, promptTokens: number | undefined) {
+  const usage = countedUsage(reply, promptTokens);
   return {
     prompt_tokens: usage.prompt_tokens,
     completion_tokens: usage.completion_tokens,
@@ -165,7 +177,8 @@ function chunk(choices: object[]): object {
   };
 }
 
-function split(text: string): string[] {
+/** Text in pieces of a few characters, so that every reply arrives in many deltas. */
+export function split(text: string): string[] {
   const pieces: string[] = [];
   for (let at = 0; at < text.length; at += PIECE) pieces.push(text.slice(at, at + PIECE));
   return pieces;

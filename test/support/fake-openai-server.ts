@@ -1,5 +1,6 @@
 // A local stand-in for an OpenAI-compatible server: POST /v1/chat/completions with
-// `stream: true`, answered as SSE chunks ending in `data: [DONE]`. Each request takes the next
+// `stream: true`, answered as SSE chunks ending in `data: [DONE]`, and POST /v1/responses, the
+// Responses API, answered with its own events (fake-openai-responses.ts). Each request takes the next
 // scripted turn: a reply (optionally with the tool-call quirks of other compatible servers) or
 // a fault (HTTP errors with retry-after, an empty body, stalls, resets, an error mid-stream).
 // Every request is recorded and checked first; an invalid one gets a 400 in OpenAI's words
@@ -10,34 +11,19 @@
 
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
 import { onTestFinished } from "vitest";
 import { problemWithRequest } from "./chat-request-validator.js";
-import { type FakeReply, replyChunks } from "./fake-openai-chunks.js";
 import { problemWithReasoning, withReasoning } from "./fake-openai-reasoning.js";
+import { newReasoningRegistry } from "./fake-openai-responses.js";
+import { chatFrames, type FakeTurn, responsesFrames, streamTurn } from "./fake-openai-stream.js";
+import { problemWithResponsesRequest } from "./responses-request-validator.js";
 
 export type { FakeBlock, FakeReply, ToolCallQuirk } from "./fake-openai-chunks.js";
-
-export type FakeTurn =
-  | ({ kind: "reply" } & FakeReply)
-  | {
-      kind: "http_error";
-      status: number;
-      message: string;
-      /** OpenAI's error code, such as "context_length_exceeded" or "model_not_found". */
-      code?: string;
-      headers?: Record<string, string>;
-    }
-  /** A 200 whose event stream ends before a single chunk. */
-  | { kind: "no_chunks" }
-  /** Sends the reply up to the middle of its last block, then nothing more. */
-  | ({ kind: "stall" } & FakeReply)
-  /** Sends the reply up to the middle of its last block, then destroys the socket. */
-  | ({ kind: "reset" } & FakeReply)
-  /** Sends the reply up to the middle of its last block, then an error in the stream. */
-  | ({ kind: "sse_error"; message: string } & FakeReply);
+export type { FakeTurn } from "./fake-openai-stream.js";
 
 export interface RecordedRequest {
+  /** The path asked for: /v1/chat/completions or /v1/responses. */
+  path: string;
   body: Record<string, unknown>;
   headers: IncomingHttpHeaders;
   /** performance.now() when the request arrived, for measuring waits between attempts. */
@@ -91,8 +77,10 @@ export interface FakeOpenAI {
  * of each tool definition's.
  */
 export function countChatTokens(body: Record<string, unknown>): number {
-  const items = [body.messages, body.tools].flatMap((list) => (Array.isArray(list) ? list : []));
-  let total = 0;
+  // Chat Completions sends `messages`; the Responses API `instructions` and `input` items.
+  const lists = [body.messages, body.input, body.tools];
+  const items = lists.flatMap((list) => (Array.isArray(list) ? list : []));
+  let total = typeof body.instructions === "string" ? Math.ceil(body.instructions.length / 4) : 0;
   for (const item of items) total += Math.ceil(JSON.stringify(item).length / 4);
   return total;
 }
@@ -113,6 +101,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   let intercept: ScriptOptions["intercept"];
   let contextWindow = options.contextWindow;
   const style = options.contextErrorStyle ?? "openai";
+  const reasoning = newReasoningRegistry();
 
   const server = createServer(async (req, res) => {
     const parts: Buffer[] = [];
@@ -125,6 +114,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       return sendError(res, 400, "We could not parse the JSON body of your request.");
     }
     const record: RecordedRequest = {
+      path: req.url ?? "",
       body,
       headers: req.headers,
       receivedAt: performance.now(),
@@ -136,10 +126,19 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       record.status = status;
       sendError(res, status, message, code, headers);
     };
-    if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
+    const api =
+      req.url === "/v1/chat/completions"
+        ? "chat"
+        : req.url === "/v1/responses"
+          ? "responses"
+          : null;
+    if (req.method !== "POST" || api === null) {
       return answer(404, `Invalid URL (${req.method} ${req.url})`);
     }
-    const problem = problemWithRequest(body) ?? problemWithReasoning(body);
+    const problem =
+      api === "chat"
+        ? (problemWithRequest(body) ?? problemWithReasoning(body))
+        : (problemWithResponsesRequest(body, reasoning)?.message ?? null);
     if (problem) {
       record.rejection = problem;
       return answer(400, problem);
@@ -147,7 +146,10 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     const tokens = countChatTokens(body);
     record.tokens = tokens;
     if (contextWindow !== undefined) {
-      const refusal = contextRefusal(style, tokens, maxTokensOf(body), contextWindow);
+      const refusal =
+        api === "responses" && style === "openai"
+          ? responsesContextRefusal(tokens, maxTokensOf(body), contextWindow)
+          : contextRefusal(style, tokens, maxTokensOf(body), contextWindow);
       if (refusal) {
         record.status = 400;
         record.rejection = refusal.reason;
@@ -167,10 +169,13 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     if (turn.kind === "http_error") {
       return answer(turn.status, turn.message, turn.code, turn.headers);
     }
-    const streamOptions = body.stream_options as { include_usage?: boolean } | undefined;
     const promptTokens = contextWindow === undefined ? undefined : tokens;
+    if (api === "responses") {
+      return streamTurn(res, turn, responsesFrames(turn, body, reasoning, promptTokens));
+    }
+    const streamOptions = body.stream_options as { include_usage?: boolean } | undefined;
     const thought = turn.kind === "no_chunks" ? turn : withReasoning(turn, body, requests.length);
-    streamTurn(res, thought, streamOptions?.include_usage === true, promptTokens);
+    streamTurn(res, thought, chatFrames(thought, streamOptions?.include_usage === true, promptTokens));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -195,57 +200,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   };
 }
 
-type StreamedTurn = Exclude<FakeTurn, { kind: "http_error" }>;
-
-function streamTurn(
-  res: ServerResponse,
-  turn: StreamedTurn,
-  includeUsage: boolean,
-  promptTokens: number | undefined,
-) {
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-  const send = (data: object, done?: () => void) =>
-    res.write(`data: ${JSON.stringify(data)}\n\n`, done);
-  if (turn.kind === "no_chunks") {
-    res.end();
-    return;
-  }
-  const { chunks, middleOfLastBlock } = replyChunks(turn, includeUsage, promptTokens);
-  const firstHalf = chunks.slice(0, middleOfLastBlock);
-  switch (turn.kind) {
-    case "reply":
-      if (turn.chunkDelayMs) return sendSlowly(res, chunks, turn.chunkDelayMs);
-      for (const chunk of chunks) send(chunk);
-      res.end("data: [DONE]\n\n");
-      return;
-    case "stall":
-      res.flushHeaders();
-      for (const chunk of firstHalf) send(chunk);
-      return;
-    case "reset":
-      firstHalf.forEach((chunk, index) => {
-        send(chunk, index === firstHalf.length - 1 ? () => res.socket?.destroy() : undefined);
-      });
-      return;
-    case "sse_error":
-      for (const chunk of firstHalf) send(chunk);
-      send({ error: { message: turn.message, type: "server_error", param: null, code: null } });
-      res.end();
-      return;
-  }
-}
-
-async function sendSlowly(res: ServerResponse, chunks: object[], delayMs: number) {
-  res.flushHeaders();
-  for (const chunk of chunks) {
-    await sleep(delayMs);
-    res.write(`data: ${JSON.stringify(chunk)}\n\n`);
-  }
-  res.end("data: [DONE]\n\n");
-}
-
 function maxTokensOf(body: Record<string, unknown>): number | undefined {
-  const max = body.max_completion_tokens ?? body.max_tokens;
+  const max = body.max_completion_tokens ?? body.max_tokens ?? body.max_output_tokens;
   return typeof max === "number" ? max : undefined;
 }
 
@@ -309,6 +265,27 @@ function contextRefusal(
       return refused({ error }, message);
     }
   }
+}
+
+/**
+ * The Responses API's refusal of a request too long for the window: unlike Chat Completions'
+ * it names no numbers.
+ */
+function responsesContextRefusal(
+  prompt: number,
+  max: number | undefined,
+  window: number,
+): { body: object; reason: string } | null {
+  if (prompt <= window && prompt + (max ?? 0) <= window) return null;
+  const message =
+    "Your input exceeds the context window of this model. Please adjust your input and try again.";
+  const error = {
+    message,
+    type: "invalid_request_error",
+    param: "input",
+    code: "context_length_exceeded",
+  };
+  return { body: { error }, reason: message };
 }
 
 function sendError(
