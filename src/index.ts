@@ -57,13 +57,6 @@ export {
   type ResponsesProviderOptions,
 } from "./providers/openai-responses.js";
 export {
-  EFFORTS,
-  type Effort,
-  THINKING_MODES,
-  type ThinkingMode,
-  type ThinkingOptions,
-} from "./providers/thinking-options.js";
-export {
   DEFAULT_LOCAL_MODEL,
   PRESET_NAMES,
   type ResolvedProvider,
@@ -76,6 +69,13 @@ export type {
   StreamEvent,
   ToolDefinition,
 } from "./providers/provider.js";
+export {
+  EFFORTS,
+  type Effort,
+  THINKING_MODES,
+  type ThinkingMode,
+  type ThinkingOptions,
+} from "./providers/thinking-options.js";
 export { checkSandbox, createSandbox, type SandboxOptions } from "./sandbox.js";
 export {
   listSessions,

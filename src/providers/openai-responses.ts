@@ -17,24 +17,28 @@ import { toResponsesInput, toResponsesTools } from "./responses-request.js";
 export type ResponsesProviderOptions = OpenAIProviderOptions;
 
 export function createResponsesProvider(options: ResponsesProviderOptions): Provider {
-  return createOpenAIFamilyProvider(options, "responses", (client, server) => (request, messages) => {
-    const body: ResponseCreateParamsStreaming = {
-      model: options.model,
-      input: toResponsesInput(messages, options.model),
-      stream: true,
-      store: false,
-    };
-    if (reasons(options.model)) {
-      body.include = ["reasoning.encrypted_content"];
-      // Summaries are what a person may read of the reasoning; "auto" picks the richest the
-      // model offers.
-      body.reasoning = { summary: "auto", ...(options.effort ? { effort: options.effort } : {}) };
-    }
-    if (request.system !== "") body.instructions = request.system;
-    if (request.tools.length > 0) body.tools = toResponsesTools(request.tools);
-    if (options.maxTokens !== undefined) body.max_output_tokens = options.maxTokens;
-    return (signal, alive) => streamOnce(client, body, server, signal, alive);
-  });
+  return createOpenAIFamilyProvider(
+    options,
+    "responses",
+    (client, server) => (request, messages) => {
+      const body: ResponseCreateParamsStreaming = {
+        model: options.model,
+        input: toResponsesInput(messages, options.model),
+        stream: true,
+        store: false,
+      };
+      if (reasons(options.model)) {
+        body.include = ["reasoning.encrypted_content"];
+        // Summaries are what a person may read of the reasoning; "auto" picks the richest the
+        // model offers.
+        body.reasoning = { summary: "auto", ...(options.effort ? { effort: options.effort } : {}) };
+      }
+      if (request.system !== "") body.instructions = request.system;
+      if (request.tools.length > 0) body.tools = toResponsesTools(request.tools);
+      if (options.maxTokens !== undefined) body.max_output_tokens = options.maxTokens;
+      return (signal, alive) => streamOnce(client, body, server, signal, alive);
+    },
+  );
 }
 
 /**

@@ -175,7 +175,11 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     }
     const streamOptions = body.stream_options as { include_usage?: boolean } | undefined;
     const thought = turn.kind === "no_chunks" ? turn : withReasoning(turn, body, requests.length);
-    streamTurn(res, thought, chatFrames(thought, streamOptions?.include_usage === true, promptTokens));
+    streamTurn(
+      res,
+      thought,
+      chatFrames(thought, streamOptions?.include_usage === true, promptTokens),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
