@@ -3,9 +3,9 @@
 //
 //   npx tsx bench/anthropic-provider.ts
 
-import type { Message } from "../src/messages.js";
+import type { Message } from "../src/core/messages.js";
 import { createAnthropicProvider } from "../src/providers/anthropic.js";
-import { prepareForRequest } from "../src/transcript.js";
+import { prepareForRequest } from "../src/transcript/repair.js";
 import { reply, startFakeAnthropic, text } from "../test/support/fake-anthropic-server.js";
 import { type Benchmark, type Figure, median, runIfMain } from "./report.js";
 

@@ -6,7 +6,7 @@
 //
 //   npm run build && npx tsx bench/compaction.ts
 
-import { costOf } from "../src/cost.js";
+import { costOf } from "../src/session/cost.js";
 import {
   type FakeTurn,
   reply,

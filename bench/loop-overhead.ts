@@ -1,8 +1,8 @@
 // The loop's own work per turn, with a model and a tool that cost nothing: it must stay flat
 // (not grow with the length of the history) and under a millisecond.
 
+import { emptyUsage } from "../src/core/messages.js";
 import { agentLoop, createLoopState } from "../src/loop.js";
-import { emptyUsage } from "../src/messages.js";
 import type { ModelReply, Provider, StreamEvent } from "../src/providers/provider.js";
 import { createToolbox } from "../src/tools/toolbox.js";
 import { type Benchmark, type Figure, runIfMain } from "./report.js";

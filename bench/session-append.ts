@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Message } from "../src/messages.js";
-import { openSessionWriter, SESSION_FORMAT_VERSION } from "../src/session.js";
+import type { Message } from "../src/core/messages.js";
+import { openSessionWriter, SESSION_FORMAT_VERSION } from "../src/session/session-file.js";
 import { type Benchmark, type Figure, median, runIfMain } from "./report.js";
 
 const MESSAGES = 10_000;

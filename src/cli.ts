@@ -2,16 +2,21 @@
 // to one-shot mode. Every error a user can cause ends here as one sentence and an exit code.
 
 import { readFileSync } from "node:fs";
-import { type CommandLine, parseCommandLine, type RunOptions, USAGE } from "./config.js";
-import { ConfigError } from "./errors.js";
-import { EXIT, isConfigurationError } from "./exit-codes.js";
-import { runOneShot } from "./one-shot.js";
+import {
+  type CommandLine,
+  parseCommandLine,
+  type RunOptions,
+  USAGE,
+} from "./command-line/config.js";
+import { runOneShot } from "./command-line/one-shot.js";
+import { startSession } from "./command-line/setup.js";
+import { ConfigError } from "./core/errors.js";
+import { EXIT, isConfigurationError } from "./core/exit-codes.js";
 import { endWithParent } from "./parent-watch.js";
-import { loadMarkdownRenderer } from "./render.js";
 import { sessionLines } from "./repl/session-list.js";
-import { listSessions, sessionsDirectory } from "./session.js";
-import { startSession } from "./setup.js";
+import { listSessions, sessionsDirectory } from "./session/session-file.js";
 import { createProgress } from "./terminal/progress.js";
+import { loadMarkdownRenderer } from "./terminal/render.js";
 
 declare const AGENTLOOP_VERSION: string;
 const VERSION = typeof AGENTLOOP_VERSION === "string" ? AGENTLOOP_VERSION : "development";
@@ -90,7 +95,7 @@ async function run(options: RunOptions): Promise<number> {
 
   if (terminal) {
     const color = !!process.stdout.isTTY;
-    const { runRepl } = await import("./repl.js");
+    const { runRepl } = await import("./repl/repl.js");
     return runRepl({ session, controls, terminal, color, sessionPath, progress, ...where });
   }
   return runOneShot({

@@ -1,10 +1,5 @@
 // The library API: the same loop, tools, providers and safety pieces the CLI uses.
 
-export {
-  type AgentSession,
-  type AgentSessionOptions,
-  createAgentSession,
-} from "./agent-session.js";
 export { type BatchSummary, type PoolOptions, runPool } from "./batch/pool.js";
 export { type AgentCommand, type RunTaskOptions, runTask } from "./batch/run-task.js";
 export { parseTasks, type Task } from "./batch/task.js";
@@ -15,14 +10,15 @@ export {
   createCompaction,
 } from "./compaction/compaction.js";
 export { contextFromEntries } from "./compaction/replay.js";
-export { ConfigError, ProviderError, type ProviderErrorKind } from "./errors.js";
+export { ConfigError, ProviderError, type ProviderErrorKind } from "./core/errors.js";
 export type {
   CompactionEvent,
   LoopEvent,
   LoopStop,
   LoopStopReason,
   TransitionReason,
-} from "./events.js";
+} from "./core/events.js";
+export * from "./core/messages.js";
 export {
   agentLoop,
   createLoopState,
@@ -31,13 +27,12 @@ export {
   type LoopState,
   runOneTurn,
 } from "./loop.js";
-export * from "./messages.js";
 export {
   createPermissionCheck,
   initShellParser,
   isReadOnlyCommand,
   type PermissionMode,
-} from "./permissions.js";
+} from "./permissions/policy.js";
 export { type AnthropicProviderOptions, createAnthropicProvider } from "./providers/anthropic.js";
 export { createProvider } from "./providers/create-provider.js";
 export {
@@ -78,14 +73,19 @@ export {
 } from "./providers/thinking-options.js";
 export { checkSandbox, createSandbox, type SandboxOptions } from "./sandbox.js";
 export {
+  type AgentSession,
+  type AgentSessionOptions,
+  createAgentSession,
+} from "./session/agent-session.js";
+export {
   listSessions,
   newSessionId,
   openSessionWriter,
   readSession,
   type SessionWriter,
   sessionsDirectory,
-} from "./session.js";
-export { buildSystemPrompt } from "./system-prompt.js";
+} from "./session/session-file.js";
+export { buildSystemPrompt } from "./session/system-prompt.js";
 export { type BashInput, type BashOptions, createBashTool, runBash } from "./tools/bash.js";
 export { buildCommandEnv, type CommandEnvOptions } from "./tools/command-env.js";
 export { ShellSession } from "./tools/shell-session.js";

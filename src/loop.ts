@@ -6,10 +6,10 @@
 // limits and compaction.
 
 import type { Compaction, CompactionRequest } from "./compaction/compaction.js";
-import { ProviderError } from "./errors.js";
-import type { LoopEvent, LoopStop } from "./events.js";
-import { type Limit, repeatedCallLimit, warnAboutRepeats } from "./limits.js";
-import type { LoopState } from "./loop-state.js";
+import { ProviderError } from "./core/errors.js";
+import type { LoopEvent, LoopStop } from "./core/events.js";
+import { type Limit, repeatedCallLimit, warnAboutRepeats } from "./core/limits.js";
+import type { LoopState } from "./core/loop-state.js";
 import {
   inputTokensOf,
   type ToolResultBlock,
@@ -17,11 +17,11 @@ import {
   textOf,
   toolUses,
   type UserMessage,
-} from "./messages.js";
+} from "./core/messages.js";
 import type { ModelReply, Provider } from "./providers/provider.js";
 import { interruptedResult, type Toolbox, truncatedCallResult } from "./tools/toolbox.js";
 
-export { createLoopState, type LoopState } from "./loop-state.js";
+export { createLoopState, type LoopState } from "./core/loop-state.js";
 
 export interface LoopOptions {
   provider: Provider;

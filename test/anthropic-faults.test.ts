@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ProviderError } from "../src/errors.js";
+import { ProviderError } from "../src/core/errors.js";
 import { createAnthropicProvider } from "../src/providers/anthropic.js";
 import {
   ask,

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConfigError } from "../src/errors.js";
-import type { Message } from "../src/messages.js";
+import { ConfigError } from "../src/core/errors.js";
+import type { Message } from "../src/core/messages.js";
 import { createAnthropicProvider } from "../src/providers/anthropic.js";
 import { ask, providerFor, textOf } from "./support/anthropic-harness.js";
 import {

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Message, ToolUseBlock } from "../src/messages.js";
+import type { Message, ToolUseBlock } from "../src/core/messages.js";
 import {
   type FakeModel,
   freshSandbox,

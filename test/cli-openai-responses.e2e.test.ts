@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Message } from "../src/messages.js";
+import type { Message } from "../src/core/messages.js";
 import { freshSandbox, onlySession, runCli, type Sandbox } from "./support/cli-harness.js";
 import { FAKE_REASONING_SUMMARY } from "./support/fake-openai-responses.js";
 import { type FakeOpenAI, type FakeTurn, startFakeOpenAI } from "./support/fake-openai-server.js";

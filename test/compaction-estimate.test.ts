@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createSizeEstimator } from "../src/compaction/estimate.js";
-import type { Message } from "../src/messages.js";
+import type { Message } from "../src/core/messages.js";
 
 const request = { system: "You are a coding agent.", tools: [] };
 /** What the estimator must give before any usage report: 0.3 tokens per character of JSON. */

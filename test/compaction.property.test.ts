@@ -3,28 +3,28 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type AgentSession, createAgentSession } from "../src/agent-session.js";
 import { applyStubs, STUB_PREFIX } from "../src/compaction/clear-results.js";
 import { createCompaction } from "../src/compaction/compaction.js";
 import { contextFromEntries } from "../src/compaction/replay.js";
 import { summaryInstructions } from "../src/compaction/summary.js";
-import { ProviderError } from "../src/errors.js";
-import type { LoopEvent } from "../src/events.js";
+import { ProviderError } from "../src/core/errors.js";
+import type { LoopEvent } from "../src/core/events.js";
 import {
   type AssistantBlock,
   emptyUsage,
   type Message,
   type StopReason,
   type ToolResultBlock,
-} from "../src/messages.js";
+} from "../src/core/messages.js";
 import { messagesRequestBody } from "../src/providers/anthropic.js";
 import { callIdPrefix } from "../src/providers/call-ids.js";
 import { toChatMessages, toChatTools } from "../src/providers/openai-request.js";
 import type { ModelReply, ModelRequest, Provider, StreamEvent } from "../src/providers/provider.js";
-import { openSessionWriter, readSession, type SessionWriter } from "../src/session.js";
+import { type AgentSession, createAgentSession } from "../src/session/agent-session.js";
+import { openSessionWriter, readSession, type SessionWriter } from "../src/session/session-file.js";
 import type { Tool } from "../src/tools/tool.js";
 import { createToolbox } from "../src/tools/toolbox.js";
-import { prepareForRequest } from "../src/transcript.js";
+import { prepareForRequest } from "../src/transcript/repair.js";
 import { problemWithRequest } from "./support/chat-request-validator.js";
 import { checkThinking, signThinking } from "./support/fake-anthropic-thinking.js";
 import { validateRequest } from "./support/fake-anthropic-validation.js";

@@ -8,15 +8,15 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createCompaction } from "../src/compaction/compaction.js";
 import { contextFromEntries } from "../src/compaction/replay.js";
-import { ProviderError } from "../src/errors.js";
-import type { CompactionEvent, LoopEvent, LoopStop } from "../src/events.js";
+import { ProviderError } from "../src/core/errors.js";
+import type { CompactionEvent, LoopEvent, LoopStop } from "../src/core/events.js";
+import type { Message, ToolResultBlock } from "../src/core/messages.js";
 import { agentLoop, createLoopState } from "../src/loop.js";
-import type { Message, ToolResultBlock } from "../src/messages.js";
 import type { ModelRequest } from "../src/providers/provider.js";
-import { openSessionWriter, readSession } from "../src/session.js";
+import { openSessionWriter, readSession } from "../src/session/session-file.js";
 import { createBashTool } from "../src/tools/bash.js";
 import { createToolbox } from "../src/tools/toolbox.js";
-import { prepareForRequest } from "../src/transcript.js";
+import { prepareForRequest } from "../src/transcript/repair.js";
 import {
   bash,
   type ScriptedReply,

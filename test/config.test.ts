@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseCommandLine } from "../src/config.js";
+import { parseCommandLine } from "../src/command-line/config.js";
 
 describe("the command line", () => {
   it("starts the REPL with no prompt", () => {

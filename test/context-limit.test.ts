@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ProviderError } from "../src/errors.js";
+import { ProviderError } from "../src/core/errors.js";
 import { contextWindowIn } from "../src/providers/context-limit.js";
 import { createOpenAIProvider } from "../src/providers/openai.js";
 import { drain } from "./support/drain.js";

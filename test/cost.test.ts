@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { costOf } from "../src/cost.js";
+import { costOf } from "../src/session/cost.js";
 
 const usage = {
   input_tokens: 1_000_000,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ConfigError } from "../src/errors.js";
-import type { Message } from "../src/messages.js";
+import { ConfigError } from "../src/core/errors.js";
+import type { Message } from "../src/core/messages.js";
 import { createProvider } from "../src/providers/create-provider.js";
 import { resolveProvider } from "../src/providers/presets.js";
 import type { Provider } from "../src/providers/provider.js";

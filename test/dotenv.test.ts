@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseDotenv } from "../src/dotenv.js";
+import { parseDotenv } from "../src/core/dotenv.js";
 
 describe(".env files", () => {
   it("reads plain, exported, quoted and commented values", () => {

@@ -6,14 +6,14 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { ToolUseBlock } from "../src/messages.js";
+import type { ToolUseBlock } from "../src/core/messages.js";
 import {
   createPermissionCheck,
   noRules,
   type PermissionAnswer,
   type PermissionMode,
   type PermissionQuestion,
-} from "../src/permissions.js";
+} from "../src/permissions/policy.js";
 import type { Tool } from "../src/tools/tool.js";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "agentloop-file-perm-")));

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConfigError } from "../src/errors.js";
+import { ConfigError } from "../src/core/errors.js";
 import { type DownloadStart, resolveLocalModel } from "../src/providers/local-model.js";
 import type { DownloadProgress } from "../src/providers/model-download.js";
 import { DEFAULT_LOCAL_MODEL } from "../src/providers/presets.js";

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ProviderError, type ProviderErrorKind } from "../src/errors.js";
-import { type AssistantBlock, emptyUsage, type StopReason } from "../src/messages.js";
+import { ProviderError, type ProviderErrorKind } from "../src/core/errors.js";
+import { type AssistantBlock, emptyUsage, type StopReason } from "../src/core/messages.js";
 import { createAnthropicProvider, messagesRequestBody } from "../src/providers/anthropic.js";
 import type { ModelReply, Provider, StreamEvent } from "../src/providers/provider.js";
 import {

@@ -4,9 +4,9 @@
 import { stripVTControlCharacters } from "node:util";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { emptyUsage } from "../src/messages.js";
-import { createRenderer, loadMarkdownRenderer } from "../src/render.js";
+import { emptyUsage } from "../src/core/messages.js";
 import { createMarkdownStream } from "../src/terminal/markdown.js";
+import { createRenderer, loadMarkdownRenderer } from "../src/terminal/render.js";
 
 const ANSWER = [
   "# Release notes",

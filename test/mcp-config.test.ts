@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ConfigError } from "../src/errors.js";
+import { ConfigError } from "../src/core/errors.js";
 import { loadMcpServers } from "../src/mcp/config.js";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "agentloop-mcp-config-")));

@@ -4,11 +4,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { LoopEvent } from "../src/events.js";
+import type { LoopEvent } from "../src/core/events.js";
+import type { AssistantBlock, ToolResultBlock } from "../src/core/messages.js";
 import { agentLoop, createLoopState } from "../src/loop.js";
 import type { McpServerEntry } from "../src/mcp/config.js";
 import { connectMcpServers, type McpConnections, type McpOptions } from "../src/mcp/connections.js";
-import type { AssistantBlock, ToolResultBlock } from "../src/messages.js";
 import { createToolbox } from "../src/tools/toolbox.js";
 import { drain } from "./support/drain.js";
 import {

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { LoopEvent } from "../src/events.js";
+import type { LoopEvent } from "../src/core/events.js";
 import { agentLoop, createLoopState } from "../src/loop.js";
 import { connectMcpServers, type McpConnections } from "../src/mcp/connections.js";
 import { createToolbox } from "../src/tools/toolbox.js";

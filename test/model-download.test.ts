@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConfigError } from "../src/errors.js";
+import { ConfigError } from "../src/core/errors.js";
 import { ModelDownloadError } from "../src/providers/download-errors.js";
 import { formatProgress } from "../src/providers/download-progress.js";
 import { type DownloadProgress, downloadFile } from "../src/providers/model-download.js";

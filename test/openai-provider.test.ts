@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Message } from "../src/messages.js";
+import type { Message } from "../src/core/messages.js";
 import { createOpenAIProvider, type OpenAIProviderOptions } from "../src/providers/openai.js";
 import type { ToolDefinition } from "../src/providers/provider.js";
 import { drain } from "./support/drain.js";

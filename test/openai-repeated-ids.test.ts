@@ -10,14 +10,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
+import type { AssistantBlock, Message, ToolUseBlock } from "../src/core/messages.js";
 import { agentLoop, createLoopState } from "../src/loop.js";
-import type { AssistantBlock, Message, ToolUseBlock } from "../src/messages.js";
 import { createOpenAIProvider } from "../src/providers/openai.js";
 import { addChunk, finishReply, startReply } from "../src/providers/openai-reply.js";
 import type { ToolDefinition } from "../src/providers/provider.js";
 import { createBashTool } from "../src/tools/bash.js";
 import { createToolbox } from "../src/tools/toolbox.js";
-import { prepareForRequest, repairReply } from "../src/transcript.js";
+import { prepareForRequest, repairReply } from "../src/transcript/repair.js";
 import { drain } from "./support/drain.js";
 import {
   type FakeOpenAI,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Message } from "../src/messages.js";
+import type { Message } from "../src/core/messages.js";
 import { toChatMessages, toChatTools } from "../src/providers/openai-request.js";
 import { problemWithRequest } from "./support/chat-request-validator.js";
 import { bash, text } from "./support/scripted-provider.js";

@@ -3,7 +3,7 @@
 // responses-request-validator.ts) and sends reasoning items with encrypted content.
 
 import { describe, expect, it } from "vitest";
-import type { AssistantMessage, Message, OpaqueBlock } from "../src/messages.js";
+import type { AssistantMessage, Message, OpaqueBlock } from "../src/core/messages.js";
 import {
   createResponsesProvider,
   type ResponsesProviderOptions,

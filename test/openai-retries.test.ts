@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { Message } from "../src/messages.js";
+import type { Message } from "../src/core/messages.js";
 import { createOpenAIProvider } from "../src/providers/openai.js";
 import type { RetryPolicy } from "../src/providers/retry.js";
 import { drain } from "./support/drain.js";

@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../src/errors.js";
-import type { ToolUseBlock } from "../src/messages.js";
+import { ConfigError } from "../src/core/errors.js";
+import type { ToolUseBlock } from "../src/core/messages.js";
 import {
   createPermissionCheck,
   defaultPermissionMode,
@@ -15,7 +15,7 @@ import {
   type PermissionQuestion,
   parsePermissionMode,
   sandboxFor,
-} from "../src/permissions.js";
+} from "../src/permissions/policy.js";
 import { createSandbox } from "../src/sandbox.js";
 import { createBashTool } from "../src/tools/bash.js";
 import type { Tool } from "../src/tools/tool.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../src/errors.js";
+import { ConfigError } from "../src/core/errors.js";
 import { type ProviderChoice, resolveProvider } from "../src/providers/presets.js";
 
 const resolve = (choice: Partial<ProviderChoice>) => resolveProvider({ env: {}, ...choice });

@@ -2,8 +2,8 @@
 // waits or a tool runs, and that none of it is left behind in the answer or a tool's output.
 
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { LoopEvent } from "../src/events.js";
-import type { ToolUseBlock } from "../src/messages.js";
+import type { LoopEvent } from "../src/core/events.js";
+import type { ToolUseBlock } from "../src/core/messages.js";
 import { createProgress, duration, type ProgressOptions } from "../src/terminal/progress.js";
 
 /** A terminal that keeps what a person would see: `\r` goes to column 0, `\x1b[K` erases. */

@@ -2,8 +2,8 @@
 // as a compact diff, coloured only when the output is a terminal.
 
 import { describe, expect, it } from "vitest";
-import type { ToolResultBlock, ToolUseBlock } from "../src/messages.js";
-import { createRenderer, describeCall } from "../src/render.js";
+import type { ToolResultBlock, ToolUseBlock } from "../src/core/messages.js";
+import { createRenderer, describeCall } from "../src/terminal/render.js";
 
 const edit: ToolUseBlock = {
   type: "tool_use",

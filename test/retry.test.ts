@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { ProviderError } from "../src/errors.js";
-import { emptyUsage } from "../src/messages.js";
+import { ProviderError } from "../src/core/errors.js";
+import { emptyUsage } from "../src/core/messages.js";
 import type { ModelReply, StreamEvent } from "../src/providers/provider.js";
 import {
   type Attempt,

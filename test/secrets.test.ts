@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createRedactor, isSecretName, secretValues } from "../src/secrets.js";
+import { createRedactor, isSecretName, secretValues } from "../src/permissions/secrets.js";
 
 describe("secret values", () => {
   const env = {

@@ -2,14 +2,14 @@ import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { findSessionToResume } from "../src/resume.js";
+import { findSessionToResume } from "../src/session/resume.js";
 import {
   listSessions,
   openSessionWriter,
   parseSession,
   type SessionHeader,
   sessionIds,
-} from "../src/session.js";
+} from "../src/session/session-file.js";
 
 const header = (
   id: string,

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildSystemPrompt } from "../src/system-prompt.js";
+import { buildSystemPrompt } from "../src/session/system-prompt.js";
 
 function repository() {
   const root = mkdtempSync(join(tmpdir(), "agentloop-prompt-"));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseAnswer } from "../src/terminal-ask.js";
+import { parseAnswer } from "../src/terminal/ask.js";
 
 describe("answers to a permission question", () => {
   it.each([

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../src/errors.js";
+import { ConfigError } from "../src/core/errors.js";
 import { chooseToolNames } from "../src/tools/tool-set.js";
 
 function workspaceWithSettings(settings: object | null) {

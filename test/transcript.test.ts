@@ -6,9 +6,9 @@ import type {
   ToolResultBlock,
   ToolUseBlock,
   UserBlock,
-} from "../src/messages.js";
-import { MISSING_RESULT, prepareForRequest, repairTranscript } from "../src/transcript.js";
-import { isValidTranscript } from "../src/transcript-valid.js";
+} from "../src/core/messages.js";
+import { MISSING_RESULT, prepareForRequest, repairTranscript } from "../src/transcript/repair.js";
+import { isValidTranscript } from "../src/transcript/valid.js";
 import { validateRequest } from "./support/fake-anthropic-validation.js";
 
 const text = (value: string) => ({ type: "text", text: value }) as const;

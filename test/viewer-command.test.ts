@@ -11,7 +11,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../src/errors.js";
+import { ConfigError } from "../src/core/errors.js";
 import { openInBrowser } from "../src/viewer/open-browser.js";
 import { startViewerServer } from "../src/viewer/server.js";
 import { findSessionFile, runViewCommand } from "../src/viewer/view-command.js";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { Message } from "../src/messages.js";
-import { parseSession } from "../src/session.js";
+import type { Message } from "../src/core/messages.js";
+import { parseSession } from "../src/session/session-file.js";
 import { buildTimeline, type Step, sentIndexes, sentMessages } from "../src/viewer/timeline.js";
 import {
   CLEAR_STUB,

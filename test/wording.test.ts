@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { count, plural } from "../src/wording.js";
+import { count, plural } from "../src/core/wording.js";
 
 describe("numbers in tool results", () => {
   it("groups digits in threes and rounds to a whole number", () => {

@@ -4,8 +4,8 @@
 
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { readDotenv } from "../dotenv.js";
-import { ConfigError } from "../errors.js";
+import { readDotenv } from "../core/dotenv.js";
+import { ConfigError } from "../core/errors.js";
 import { resolveProvider } from "../providers/presets.js";
 import type { RunCommand } from "./command-line.js";
 import { startRateGate } from "./rate-gate.js";

@@ -3,11 +3,11 @@
 // outcome decides a task's status: success, failed (the agent did not get there), error (the
 // attempt broke, with a kind saying whether trying again could help), timeout or cancelled.
 
-import { costOf } from "../cost.js";
-import { type LoopEvent, requestUsage } from "../events.js";
-import type { RunResult } from "../headless.js";
-import { addUsage, emptyUsage, type Usage } from "../messages.js";
+import type { RunResult } from "../command-line/headless.js";
+import { type LoopEvent, requestUsage } from "../core/events.js";
+import { addUsage, emptyUsage, type Usage } from "../core/messages.js";
 import { SANDBOX_CANNOT_START } from "../sandbox.js";
+import { costOf } from "../session/cost.js";
 import type { GroupRun } from "./group-process.js";
 import type { TaskErrorKind, TaskResult, TaskStatus } from "./task-result.js";
 

@@ -3,7 +3,7 @@
 // prints what happened; the work itself is in run-task.ts and pool.ts.
 
 import { dirname } from "node:path";
-import { EXIT } from "../exit-codes.js";
+import { EXIT } from "../core/exit-codes.js";
 import { type BatchIO, prepareAgents, workParentOf } from "./agents.js";
 import { BATCH_USAGE, parseBatchCommand, type RunCommand } from "./command-line.js";
 import { runPool } from "./pool.js";

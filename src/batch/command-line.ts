@@ -3,7 +3,7 @@
 
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { ConfigError } from "../errors.js";
+import { ConfigError } from "../core/errors.js";
 import { parseApi } from "../providers/api-setting.js";
 import { type Shard, shardFrom } from "./shard.js";
 

@@ -6,7 +6,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Job } from "bullmq";
-import { EXIT } from "../exit-codes.js";
+import { EXIT } from "../core/exit-codes.js";
 import type { BatchIO } from "./agents.js";
 import type { BatchCommand } from "./command-line.js";
 import { summarize } from "./pool.js";

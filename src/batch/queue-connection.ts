@@ -3,7 +3,7 @@
 // neither needs it installed nor loads it. The jobs' shapes are here too, as both sides read them.
 
 import type { Queue, RedisOptions } from "bullmq";
-import { ConfigError } from "../errors.js";
+import { ConfigError } from "../core/errors.js";
 import type { QueuePlace } from "./command-line.js";
 import type { Task } from "./task.js";
 import type { TaskResult } from "./task-result.js";

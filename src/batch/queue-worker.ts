@@ -9,7 +9,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Job } from "bullmq";
-import { EXIT } from "../exit-codes.js";
+import { EXIT } from "../core/exit-codes.js";
 import { type BatchIO, prepareAgents, workParentOf } from "./agents.js";
 import type { WorkerCommand } from "./command-line.js";
 import { createBatchProgress } from "./progress.js";

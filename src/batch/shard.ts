@@ -3,7 +3,7 @@
 // and all N together are the whole file, as long as every machine reads the same file.
 // Kubernetes Indexed Jobs give each pod its index in JOB_COMPLETION_INDEX.
 
-import { ConfigError } from "../errors.js";
+import { ConfigError } from "../core/errors.js";
 
 export interface Shard {
   index: number;

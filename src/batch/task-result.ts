@@ -4,7 +4,7 @@
 
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import type { Usage } from "../messages.js";
+import type { Usage } from "../core/messages.js";
 import { writeFileAtomically } from "../tools/atomic-write.js";
 
 export type TaskStatus = "success" | "failed" | "error" | "timeout" | "cancelled";

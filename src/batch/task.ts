@@ -2,7 +2,7 @@
 // every mistake is reported with its line number, so a typo on line 480 costs no model calls.
 
 import { readFileSync } from "node:fs";
-import { ConfigError } from "../errors.js";
+import { ConfigError } from "../core/errors.js";
 
 export interface Task {
   /** Unique in the file; names the task's folder, so only letters, digits, ".", "_" and "-". */

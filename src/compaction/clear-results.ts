@@ -5,9 +5,9 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ClearedResult } from "../events.js";
-import type { Message, ToolResultBlock, ToolUseBlock, UserMessage } from "../messages.js";
-import { plural } from "../wording.js";
+import type { ClearedResult } from "../core/events.js";
+import type { Message, ToolResultBlock, ToolUseBlock, UserMessage } from "../core/messages.js";
+import { plural } from "../core/wording.js";
 
 /** Every stub starts with this, so a result that is already a stub is not cleared again. */
 export const STUB_PREFIX = "[agentloop cleared this result to save context";

@@ -2,13 +2,13 @@
 // results, summarise when clearing is not enough, and recover when the API still says the
 // request is too long. The loop calls it before every request and after a "too long" answer.
 
-import type { ProviderError } from "../errors.js";
-import type { CompactionEvent, CompactionTrigger, LoopEvent } from "../events.js";
-import type { LimitHit } from "../limits.js";
-import type { LoopState } from "../loop-state.js";
-import { type Message, textOf } from "../messages.js";
+import type { ProviderError } from "../core/errors.js";
+import type { CompactionEvent, CompactionTrigger, LoopEvent } from "../core/events.js";
+import type { LimitHit } from "../core/limits.js";
+import type { LoopState } from "../core/loop-state.js";
+import { type Message, textOf } from "../core/messages.js";
+import { count } from "../core/wording.js";
 import type { ModelReply, Provider, ToolDefinition } from "../providers/provider.js";
-import { count } from "../wording.js";
 import { clearOldResults } from "./clear-results.js";
 import { createSizeEstimator, type RequestText } from "./estimate.js";
 import {

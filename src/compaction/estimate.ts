@@ -2,8 +2,8 @@
 // reported for the latest request, plus what was appended since, converted at the ratio of
 // tokens to characters that the same report shows. Before any report, a cautious ratio.
 
-import type { LoopState } from "../loop-state.js";
-import type { Message } from "../messages.js";
+import type { LoopState } from "../core/loop-state.js";
+import type { Message } from "../core/messages.js";
 import type { ToolDefinition } from "../providers/provider.js";
 
 /** Tokens per character of JSON before the provider has reported any usage: a cautious guess. */

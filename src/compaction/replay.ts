@@ -1,8 +1,8 @@
 // The history a session goes on with, rebuilt from its file: every message in order, with each
 // compaction redone where it was recorded. The file itself keeps every original message.
 
-import type { Message } from "../messages.js";
-import type { SessionEntry } from "../session.js";
+import type { Message } from "../core/messages.js";
+import type { SessionEntry } from "../session/session-file.js";
 import { applyStubs } from "./clear-results.js";
 
 export function contextFromEntries(entries: readonly SessionEntry[]): Message[] {

@@ -1,9 +1,9 @@
 // Which window compaction fits the history into, and whether it compacts on its own: from the
 // command line, then the settings files, then what agentloop knows about the model.
 
-import { ConfigError } from "../errors.js";
+import { ConfigError } from "../core/errors.js";
+import { readAllSettings } from "../core/settings.js";
 import { DEFAULT_CONTEXT_WINDOW, modelFacts } from "../providers/model-table.js";
-import { readAllSettings } from "../settings.js";
 
 export interface CompactionChoice {
   /** From --context-window or a settings file; null leaves it to the provider or the model. */

@@ -2,7 +2,7 @@
 // structured summary of the older turns, and the history starts over from the first prompt,
 // that summary, and the most recent turns kept whole.
 
-import type { Message, TextBlock, UserMessage } from "../messages.js";
+import type { Message, TextBlock, UserMessage } from "../core/messages.js";
 
 const SUMMARY_REQUEST = `[agentloop] The conversation has grown too long for your context window, so its older part will be replaced by a summary that you write now. Do not call any tool. Write the summary in these sections, keeping every detail needed to carry on without the original messages:
 1. Task: what the user asked for, quoting their words.

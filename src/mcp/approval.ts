@@ -6,10 +6,10 @@ import { createHash } from "node:crypto";
 import { mkdir, realpath } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import type { Interface } from "node:readline";
-import { canonicalJson } from "../canonical-json.js";
-import { ConfigError } from "../errors.js";
-import { stateDirectory } from "../session.js";
-import { isRecord, projectSettingsPath, readSettings, userSettingsPath } from "../settings.js";
+import { canonicalJson } from "../core/canonical-json.js";
+import { ConfigError } from "../core/errors.js";
+import { isRecord, projectSettingsPath, readSettings, userSettingsPath } from "../core/settings.js";
+import { stateDirectory } from "../session/session-file.js";
 import { writeFileAtomically } from "../tools/atomic-write.js";
 import type { McpServerConfig, McpServerEntry } from "./config.js";
 

@@ -4,8 +4,8 @@
 
 import { readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { ConfigError } from "../errors.js";
-import { isRecord, readSettings, userSettingsPath } from "../settings.js";
+import { ConfigError } from "../core/errors.js";
+import { isRecord, readSettings, userSettingsPath } from "../core/settings.js";
 
 export type McpServerConfig =
   | { type?: "stdio"; command: string; args?: string[]; env?: Record<string, string>; cwd?: string }

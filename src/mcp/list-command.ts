@@ -4,8 +4,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { EXIT } from "../exit-codes.js";
-import { count } from "../wording.js";
+import { EXIT } from "../core/exit-codes.js";
+import { count } from "../core/wording.js";
 import { approvedServers } from "./approval.js";
 import { loadMcpServers } from "./config.js";
 import { connectMcpServers } from "./connections.js";

@@ -4,7 +4,7 @@
 
 import { createHash } from "node:crypto";
 import type { CallToolResult, Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
-import { isRecord } from "../settings.js";
+import { isRecord } from "../core/settings.js";
 import { failure, type JsonSchemaObject, type Tool } from "../tools/tool.js";
 import { DEFAULT_MAX_RESULT_CHARS, describeResult } from "./tool-result.js";
 

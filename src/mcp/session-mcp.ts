@@ -2,8 +2,8 @@
 // repository's own servers approved first (asked at the terminal in ask mode), then started.
 
 import type { Interface } from "node:readline";
-import { ConfigError } from "../errors.js";
-import type { PermissionMode } from "../permissions.js";
+import { ConfigError } from "../core/errors.js";
+import type { PermissionMode } from "../permissions/policy.js";
 import { approvedServers, terminalMcpAsk } from "./approval.js";
 import { loadMcpServers } from "./config.js";
 import type { McpConnections } from "./connections.js";

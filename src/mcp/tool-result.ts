@@ -7,11 +7,11 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
+import { count, plural } from "../core/wording.js";
 import { firstChars, lastChars, type Saved, showCut } from "../tools/output-capture.js";
 import { cleanTerminalText } from "../tools/terminal-text.js";
 import { countLines } from "../tools/text-lines.js";
 import type { ToolOutput } from "../tools/tool.js";
-import { count, plural } from "../wording.js";
 
 export interface ResultBounds {
   /** Characters the model is shown at most: half from the start, half from the end. */

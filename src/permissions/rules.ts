@@ -4,8 +4,8 @@
 
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { ConfigError } from "../errors.js";
-import { isRecord, projectSettingsPath, readAllSettings, readSettings } from "../settings.js";
+import { ConfigError } from "../core/errors.js";
+import { isRecord, projectSettingsPath, readAllSettings, readSettings } from "../core/settings.js";
 import type { Word } from "../shell/syntax.js";
 import { programName } from "./wrappers.js";
 

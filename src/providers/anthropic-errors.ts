@@ -2,7 +2,7 @@
 // and one sentence saying what happened and what to do.
 
 import { AnthropicError, APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
-import { ProviderError, type ProviderErrorKind } from "../errors.js";
+import { ProviderError, type ProviderErrorKind } from "../core/errors.js";
 import { contextWindowIn } from "./context-limit.js";
 import { connectionCause, isUnreachable } from "./network-errors.js";
 import { type RetryDecision, retryAfterMs } from "./retry.js";

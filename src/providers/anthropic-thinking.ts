@@ -8,7 +8,7 @@ import type {
   OutputConfig,
   ThinkingConfigParam,
 } from "@anthropic-ai/sdk/resources/messages/messages";
-import { ConfigError } from "../errors.js";
+import { ConfigError } from "../core/errors.js";
 import { modelFacts } from "./model-table.js";
 import type { ThinkingOptions } from "./thinking-options.js";
 

@@ -16,10 +16,10 @@ import {
   type MessageParam,
   Messages,
 } from "@anthropic-ai/sdk/resources/messages";
-import { ConfigError, ProviderError } from "../errors.js";
-import type { AssistantBlock, Message, StopReason } from "../messages.js";
-import { prepareForRequest } from "../transcript.js";
-import { reasoningFor } from "../transcript-reasoning.js";
+import { ConfigError, ProviderError } from "../core/errors.js";
+import type { AssistantBlock, Message, StopReason } from "../core/messages.js";
+import { reasoningFor } from "../transcript/reasoning.js";
+import { prepareForRequest } from "../transcript/repair.js";
 import { classifyAnthropicError } from "./anthropic-errors.js";
 import {
   type AnthropicThinking,

@@ -2,8 +2,8 @@
 // else "api" in a settings file (the project's wins over the user's). Unsaid, the preset
 // decides (presets.ts).
 
-import { ConfigError } from "../errors.js";
-import { readAllSettings } from "../settings.js";
+import { ConfigError } from "../core/errors.js";
+import { readAllSettings } from "../core/settings.js";
 import { OPENAI_APIS, type OpenAIApi } from "./presets.js";
 
 export async function chooseApi(input: {

@@ -1,7 +1,7 @@
 // Ids for tool calls that a model or server sent without one.
 
 import { createHash } from "node:crypto";
-import type { Message } from "../messages.js";
+import type { Message } from "../core/messages.js";
 
 /**
  * The prefix of ids invented for calls that come without one (call_HASH_i). The hash of the

@@ -2,7 +2,7 @@
 // The CLI instead loads only the one it needs (startProvider in setup.ts), while the rest of its
 // start-up goes on; both take their options from provider-options.ts.
 
-import { ConfigError } from "../errors.js";
+import { ConfigError } from "../core/errors.js";
 import { createAnthropicProvider } from "./anthropic.js";
 import { createOpenAIProvider } from "./openai.js";
 import { createResponsesProvider } from "./openai-responses.js";

@@ -2,7 +2,7 @@
 // whether to run again (the part is kept and resumed) or to fix something first.
 
 import { basename } from "node:path";
-import { ConfigError } from "../errors.js";
+import { ConfigError } from "../core/errors.js";
 
 export type ModelDownloadErrorKind =
   | "not_found"

@@ -4,7 +4,7 @@
 // the download can be checked and resumed.
 
 import { basename } from "node:path";
-import { ConfigError } from "../errors.js";
+import { ConfigError } from "../core/errors.js";
 import { cannotDownload, type ManualHint, ModelDownloadError } from "./download-errors.js";
 import { fetchOrThrow } from "./model-download.js";
 

@@ -10,7 +10,7 @@ import type {
   ChatModelResponse,
   GbnfJsonSchema,
 } from "node-llama-cpp";
-import type { Message, ToolResultBlock } from "../messages.js";
+import type { Message, ToolResultBlock } from "../core/messages.js";
 import type { ToolDefinition } from "./provider.js";
 
 export function toChatHistory(system: string, messages: readonly Message[]): ChatHistoryItem[] {

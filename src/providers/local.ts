@@ -12,10 +12,10 @@ import type {
   LlamaJsonSchemaGrammar,
   LlamaModel,
 } from "node-llama-cpp";
-import { ConfigError, ProviderError } from "../errors.js";
-import { type AssistantBlock, emptyUsage, type StopReason, type Usage } from "../messages.js";
-import { prepareForRequest } from "../transcript.js";
-import { plural } from "../wording.js";
+import { ConfigError, ProviderError } from "../core/errors.js";
+import { type AssistantBlock, emptyUsage, type StopReason, type Usage } from "../core/messages.js";
+import { plural } from "../core/wording.js";
+import { prepareForRequest } from "../transcript/repair.js";
 import { lazyCallIdPrefix } from "./call-ids.js";
 import { toChatFunctions, toChatHistory, toGrammarSchema } from "./local-history.js";
 import type { ModelReply, Provider, ToolDefinition } from "./provider.js";

@@ -5,10 +5,10 @@
 // one attempt sends the conversation and reads its reply.
 
 import OpenAI from "openai";
-import { ProviderError } from "../errors.js";
-import type { Message } from "../messages.js";
-import { prepareForRequest, repairReply } from "../transcript.js";
-import { type ReasoningProtocol, reasoningFor } from "../transcript-reasoning.js";
+import { ProviderError } from "../core/errors.js";
+import type { Message } from "../core/messages.js";
+import { type ReasoningProtocol, reasoningFor } from "../transcript/reasoning.js";
+import { prepareForRequest, repairReply } from "../transcript/repair.js";
 import { classifyOpenAIError, type ServerContext } from "./openai-errors.js";
 import type { ModelReply, ModelRequest, Provider, StreamEvent } from "./provider.js";
 import { type Attempt, type RetryPolicy, withRetries } from "./retry.js";

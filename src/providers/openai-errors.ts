@@ -4,7 +4,7 @@
 // statuses far better than on error codes).
 
 import { APIConnectionError, APIError, APIUserAbortError } from "openai";
-import { ProviderError, type ProviderErrorKind } from "../errors.js";
+import { ProviderError, type ProviderErrorKind } from "../core/errors.js";
 import { contextWindowIn } from "./context-limit.js";
 import { connectionCause, isLocalURL, isUnreachable } from "./network-errors.js";
 import { type RetryDecision, retryAfterMs } from "./retry.js";

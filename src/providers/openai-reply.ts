@@ -8,7 +8,7 @@
 // same id, and some servers change a call's id from chunk to chunk.
 
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
-import { type AssistantBlock, emptyUsage, type StopReason, type Usage } from "../messages.js";
+import { type AssistantBlock, emptyUsage, type StopReason, type Usage } from "../core/messages.js";
 import type { ModelReply } from "./provider.js";
 
 interface PartialToolCall {

@@ -9,7 +9,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionMessageToolCall,
 } from "openai/resources/chat/completions";
-import type { AssistantMessage, Message, TextBlock, UserMessage } from "../messages.js";
+import type { AssistantMessage, Message, TextBlock, UserMessage } from "../core/messages.js";
 import type { ToolDefinition } from "./provider.js";
 
 export function toChatMessages(system: string, messages: Message[]): ChatCompletionMessageParam[] {

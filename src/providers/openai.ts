@@ -5,7 +5,7 @@
 
 import type OpenAI from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
-import { ProviderError } from "../errors.js";
+import { ProviderError } from "../core/errors.js";
 import { lazyCallIdPrefix } from "./call-ids.js";
 import { createOpenAIFamilyProvider, type OpenAIProviderOptions } from "./openai-client.js";
 import { addChunk, finishReply, isEmptyReply, startReply } from "./openai-reply.js";

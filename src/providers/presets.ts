@@ -2,7 +2,7 @@
 // people run (OpenAI, Ollama, ...) with its protocol, address and key variable, so that
 // `agentloop --provider ollama --model qwen2.5-coder` needs nothing else.
 
-import { ConfigError } from "../errors.js";
+import { ConfigError } from "../core/errors.js";
 import { isLocalURL } from "./network-errors.js";
 
 /**

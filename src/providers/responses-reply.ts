@@ -7,8 +7,8 @@
 // https://developers.openai.com/api/docs/api-reference/responses-streaming
 
 import type { ResponseStreamEvent } from "openai/resources/responses/responses";
-import { ProviderError } from "../errors.js";
-import { type AssistantBlock, emptyUsage, type StopReason, type Usage } from "../messages.js";
+import { ProviderError } from "../core/errors.js";
+import { type AssistantBlock, emptyUsage, type StopReason, type Usage } from "../core/messages.js";
 import { type ServerContext, streamedFailure } from "./openai-errors.js";
 import { openAIUsage, parseArguments } from "./openai-reply.js";
 import type { ModelReply, StreamEvent } from "./provider.js";

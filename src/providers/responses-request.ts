@@ -19,7 +19,7 @@ import type {
   Message,
   TextBlock,
   UserMessage,
-} from "../messages.js";
+} from "../core/messages.js";
 import { argumentsOf, joinText } from "./openai-request.js";
 import type { ToolDefinition } from "./provider.js";
 

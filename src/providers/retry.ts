@@ -7,7 +7,7 @@
 // that sends nothing for too long.
 
 import { setTimeout as sleep } from "node:timers/promises";
-import { ProviderError } from "../errors.js";
+import { ProviderError } from "../core/errors.js";
 import type { ModelReply, StreamEvent } from "./provider.js";
 
 export interface RetryPolicy {

@@ -1,8 +1,8 @@
 // How much and whether the model thinks, as the user chose it (--effort, --thinking, settings),
 // before each provider turns it into what its API takes.
 
-import { ConfigError } from "../errors.js";
-import { readAllSettings } from "../settings.js";
+import { ConfigError } from "../core/errors.js";
+import { readAllSettings } from "../core/settings.js";
 
 export const EFFORTS = ["low", "medium", "high", "xhigh", "max"] as const;
 export type Effort = (typeof EFFORTS)[number];

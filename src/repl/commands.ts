@@ -2,13 +2,13 @@
 // A line is a command when its first word is a slash and a name (`/compact the tests`); a
 // path such as `/usr/bin/env is missing` is a prompt. No command ever sends a prompt.
 
-import type { AgentSession } from "../agent-session.js";
-import type { LoopEvent } from "../events.js";
-import type { PermissionMode } from "../permissions.js";
-import { listSessions, sessionIds } from "../session.js";
-import { projectSettingsPath, userSettingsPath } from "../settings.js";
-import type { SessionControls } from "../setup.js";
-import { plural } from "../wording.js";
+import type { SessionControls } from "../command-line/setup.js";
+import type { LoopEvent } from "../core/events.js";
+import { projectSettingsPath, userSettingsPath } from "../core/settings.js";
+import { plural } from "../core/wording.js";
+import type { PermissionMode } from "../permissions/policy.js";
+import type { AgentSession } from "../session/agent-session.js";
+import { listSessions, sessionIds } from "../session/session-file.js";
 import { sessionLines } from "./session-list.js";
 import { costReport } from "./status.js";
 

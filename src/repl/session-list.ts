@@ -1,6 +1,6 @@
 // One line per recorded session, for `agentloop sessions` and the REPL's /sessions.
 
-import type { SessionSummary } from "../session.js";
+import type { SessionSummary } from "../session/session-file.js";
 
 const PROMPT_WIDTH = 60;
 

@@ -1,11 +1,11 @@
 // The REPL's short reports on the session: the line it starts with, the line after each
 // answer, and /cost.
 
-import type { AgentSession } from "../agent-session.js";
-import { costOf } from "../cost.js";
-import { inputTokensOf, type Usage } from "../messages.js";
-import type { SessionControls } from "../setup.js";
-import { count } from "../wording.js";
+import type { SessionControls } from "../command-line/setup.js";
+import { inputTokensOf, type Usage } from "../core/messages.js";
+import { count } from "../core/wording.js";
+import type { AgentSession } from "../session/agent-session.js";
+import { costOf } from "../session/cost.js";
 
 /** `claude-sonnet-5-5 · anthropic · ask · session ID · 3% of context` */
 export function startLine(session: AgentSession, controls: SessionControls): string {

@@ -2,7 +2,7 @@
 // completion of the slash commands.
 
 import { createInterface, type Interface } from "node:readline";
-import { sessionIds } from "../session.js";
+import { sessionIds } from "../session/session-file.js";
 import {
   HISTORY_SIZE,
   historyPath,

@@ -3,7 +3,7 @@
 // It is a single line, drawn only on timer ticks and erased whenever a loop event arrives, so
 // whatever the renderer writes next starts on a clean line. Piped, it draws nothing at all.
 
-import type { LoopEvent } from "../events.js";
+import type { LoopEvent } from "../core/events.js";
 
 export interface ProgressOutput {
   write(text: string): unknown;

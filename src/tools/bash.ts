@@ -3,7 +3,7 @@
 // after the session, cannot wait for input, and sends the model bounded, readable text.
 
 import { constants } from "node:os";
-import { count, plural } from "../wording.js";
+import { count, plural } from "../core/wording.js";
 import { type CapturedOutput, describeSaved, OutputCapture, showCut } from "./output-capture.js";
 import { runShellProcess, type ShellEnding } from "./shell-process.js";
 import { ShellSession } from "./shell-session.js";

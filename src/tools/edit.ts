@@ -4,7 +4,7 @@
 
 import { constants } from "node:fs";
 import { access, readFile, stat } from "node:fs/promises";
-import { plural } from "../wording.js";
+import { plural } from "../core/wording.js";
 import { writeFileAtomically } from "./atomic-write.js";
 import { describeLines, explainMiss, findOccurrences, lineAt } from "./edit-match.js";
 import type { FileReads } from "./file-reads.js";

@@ -6,7 +6,7 @@
 
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { count, plural } from "../wording.js";
+import { count, plural } from "../core/wording.js";
 import { closestNames } from "./closest-names.js";
 import type { FileReads } from "./file-reads.js";
 import { type Line, LineReader } from "./line-reader.js";

@@ -1,8 +1,8 @@
 // Which tools the model gets: bash (s01) and the file tools (s02) by default, or the list the
 // user chose with --tools or "tools" in a settings file ("bash" alone is the s01 tool set).
 
-import { ConfigError } from "../errors.js";
-import { readAllSettings } from "../settings.js";
+import { ConfigError } from "../core/errors.js";
+import { readAllSettings } from "../core/settings.js";
 
 export const TOOL_NAMES = ["bash", "read", "write", "edit"] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];

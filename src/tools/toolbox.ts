@@ -2,7 +2,7 @@
 // tool_result: unknown tools, malformed input, denied permission and tool failures all become
 // error results the model can read; nothing here throws at the loop.
 
-import type { ToolResultBlock, ToolUseBlock } from "../messages.js";
+import type { ToolResultBlock, ToolUseBlock } from "../core/messages.js";
 import type { ToolDefinition } from "../providers/provider.js";
 import type { Tool } from "./tool.js";
 

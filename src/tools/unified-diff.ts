@@ -10,7 +10,7 @@ import {
   type StructuredPatch,
   structuredPatch,
 } from "diff";
-import { count } from "../wording.js";
+import { count } from "../core/wording.js";
 import { splitLines } from "./text-lines.js";
 
 export interface UnifiedDiffOptions {

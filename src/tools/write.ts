@@ -6,7 +6,7 @@
 import type { Stats } from "node:fs";
 import { mkdir, readFile, stat } from "node:fs/promises";
 import { dirname } from "node:path";
-import { count, plural } from "../wording.js";
+import { count, plural } from "../core/wording.js";
 import { writeFileAtomically } from "./atomic-write.js";
 import type { FileReads } from "./file-reads.js";
 import { countLines, splitLines } from "./text-lines.js";

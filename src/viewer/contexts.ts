@@ -11,9 +11,9 @@
 // made only at a compaction (a copy of the history at that point) and for each summary request,
 // and every request sends a prefix of one context, so a step needs only (context, count).
 
-import { canonicalJson } from "../canonical-json.js";
-import type { ClearedResult } from "../events.js";
-import type { Message } from "../messages.js";
+import { canonicalJson } from "../core/canonical-json.js";
+import type { ClearedResult } from "../core/events.js";
+import type { Message } from "../core/messages.js";
 import { isKnownBlock } from "./known-block.js";
 
 export class ContextReplay {

@@ -2,7 +2,7 @@
 // hand-edited file, another tool's transcript). The page checks each block before trusting
 // its shape, and shows anything else as raw JSON instead of breaking the replay.
 
-import type { AssistantBlock, UserBlock } from "../messages.js";
+import type { AssistantBlock, UserBlock } from "../core/messages.js";
 
 export function isKnownBlock(value: unknown): value is UserBlock | AssistantBlock {
   if (typeof value !== "object" || value === null) return false;

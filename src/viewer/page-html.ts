@@ -3,7 +3,7 @@
 // header and the notice about unreadable lines are plain HTML, so they show even without
 // the script.
 
-import type { SessionProblem } from "../session.js";
+import type { SessionProblem } from "../session/session-file.js";
 import { viewerStyle } from "./page/style.js";
 import type { Timeline } from "./timeline.js";
 

@@ -1,7 +1,7 @@
 // Reads a session file and renders its viewer page.
 
-import { ConfigError } from "../errors.js";
-import { readSession, type SessionContents } from "../session.js";
+import { ConfigError } from "../core/errors.js";
+import { readSession, type SessionContents } from "../session/session-file.js";
 import { renderViewerPage } from "./page-html.js";
 import { viewerPageScript } from "./page-script.js";
 import { buildTimeline, type Timeline } from "./timeline.js";

@@ -3,7 +3,7 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ConfigError } from "../errors.js";
+import { ConfigError } from "../core/errors.js";
 import { renderSessionPage } from "./render.js";
 
 export interface ViewerServer {

@@ -4,9 +4,14 @@
 // message so far, as compaction left them (see contexts.ts). A summary compaction is a request
 // too, and gets a step of its own. Each step also shows the reply and the tool results it led to.
 
-import type { CompactionTrigger, LoopStopReason, TransitionReason } from "../events.js";
-import type { Message, StopReason, Usage } from "../messages.js";
-import type { SessionContents, SessionEntry, SessionHeader, SessionProblem } from "../session.js";
+import type { CompactionTrigger, LoopStopReason, TransitionReason } from "../core/events.js";
+import type { Message, StopReason, Usage } from "../core/messages.js";
+import type {
+  SessionContents,
+  SessionEntry,
+  SessionHeader,
+  SessionProblem,
+} from "../session/session-file.js";
 import { ContextReplay } from "./contexts.js";
 import { isKnownBlock } from "./known-block.js";
 

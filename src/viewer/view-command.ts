@@ -3,8 +3,8 @@
 
 import { existsSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { ConfigError } from "../errors.js";
-import { listSessions } from "../session.js";
+import { ConfigError } from "../core/errors.js";
+import { listSessions } from "../session/session-file.js";
 import { openInBrowser } from "./open-browser.js";
 import { renderSessionPage } from "./render.js";
 import { startViewerServer } from "./server.js";

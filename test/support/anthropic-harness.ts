@@ -2,7 +2,7 @@
 // retry timings small enough for tests. The idle timeout stays generous unless a test is about
 // stalls: on a loaded machine a worker's first request alone can take a few hundred ms.
 
-import type { Message } from "../../src/messages.js";
+import type { Message } from "../../src/core/messages.js";
 import { createAnthropicProvider } from "../../src/providers/anthropic.js";
 import type { ModelReply, Provider, StreamEvent } from "../../src/providers/provider.js";
 import type { RetryPolicy } from "../../src/providers/retry.js";

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { onTestFinished } from "vitest";
-import { parseSession, type SessionContents } from "../../src/session.js";
+import { parseSession, type SessionContents } from "../../src/session/session-file.js";
 import { countTokens } from "./fake-anthropic-cache.js";
 import {
   type FakeAnthropic,

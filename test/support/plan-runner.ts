@@ -7,10 +7,10 @@ import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { type AgentSession, createAgentSession } from "../../src/agent-session.js";
-import type { Message } from "../../src/messages.js";
+import type { Message } from "../../src/core/messages.js";
 import type { Provider } from "../../src/providers/provider.js";
-import { findSessionToResume } from "../../src/resume.js";
+import { type AgentSession, createAgentSession } from "../../src/session/agent-session.js";
+import { findSessionToResume } from "../../src/session/resume.js";
 import {
   newSessionId,
   openSessionWriter,
@@ -19,7 +19,7 @@ import {
   type SessionHeader,
   type SessionProblem,
   type SessionWriter,
-} from "../../src/session.js";
+} from "../../src/session/session-file.js";
 import { createToolbox } from "../../src/tools/toolbox.js";
 import { createProbeTool } from "./probe-tool.js";
 import { INTERRUPT_MARKER, type ModelTurn, type SessionPlan, type Step } from "./session-plan.js";

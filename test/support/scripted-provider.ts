@@ -8,7 +8,7 @@ import {
   type StopReason,
   type TextBlock,
   type ToolUseBlock,
-} from "../../src/messages.js";
+} from "../../src/core/messages.js";
 import type {
   ModelReply,
   ModelRequest,

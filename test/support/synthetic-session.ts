@@ -1,7 +1,7 @@
 // A long, realistic-looking session file: one prompt, then turns of an assistant reply with a
 // bash call and the call's result, some of them failures and some long, ending with a stop.
 
-import { SESSION_FORMAT_VERSION } from "../../src/session.js";
+import { SESSION_FORMAT_VERSION } from "../../src/session/session-file.js";
 
 export function syntheticSession(messageCount: number, cwd = "/home/ada/projects/big"): string {
   const lines: object[] = [

@@ -4,7 +4,7 @@
 // results carry their id so hovering one lights up the other. A compaction is a boundary line:
 // the results before it keep their full text here, though later requests sent stubs or a summary.
 
-import type { Message, ToolResultBlock, ToolUseBlock } from "../../messages.js";
+import type { Message, ToolResultBlock, ToolUseBlock } from "../../core/messages.js";
 import { isKnownBlock } from "../known-block.js";
 import type { ConversationItem } from "../timeline.js";
 import { compactionReason, describeCompaction } from "./compaction.js";

@@ -2,7 +2,7 @@
 // messages new in a request are open; older ones fold to one line and build their body only
 // when opened.
 
-import type { Message } from "../../messages.js";
+import type { Message } from "../../core/messages.js";
 import { isKnownBlock } from "../known-block.js";
 import { element, lazyDetails, setOpen } from "./dom.js";
 import { formatCount } from "./format.js";

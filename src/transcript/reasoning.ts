@@ -5,8 +5,13 @@
 // with another model), and those its protocol cannot carry. Everything else, the current
 // tool-use cycle's thinking above all, goes as it came. The stored transcript never changes.
 
-import type { AssistantBlock, AssistantMessage, Message, ReasoningBlock } from "./messages.js";
-import { isReasoning } from "./messages.js";
+import type {
+  AssistantBlock,
+  AssistantMessage,
+  Message,
+  ReasoningBlock,
+} from "../core/messages.js";
+import { isReasoning } from "../core/messages.js";
 
 /** The wire protocols, each with the reasoning it can send back. */
 export type ReasoningProtocol = "anthropic" | "chat" | "responses" | "local";

@@ -2,10 +2,10 @@
 // when colour is on), each tool call as it starts, a short preview of its result, retries and
 // why the loop stopped.
 
-import type { CompactionEvent, LoopEvent } from "./events.js";
-import type { ToolUseBlock } from "./messages.js";
-import type { MarkdownStream } from "./terminal/markdown.js";
-import { count, plural } from "./wording.js";
+import type { CompactionEvent, LoopEvent } from "../core/events.js";
+import type { ToolUseBlock } from "../core/messages.js";
+import { count, plural } from "../core/wording.js";
+import type { MarkdownStream } from "./markdown.js";
 
 export interface Output {
   write(text: string): unknown;
@@ -23,7 +23,7 @@ export interface RendererOptions {
   width?: number;
 }
 
-type MarkdownModule = typeof import("./terminal/markdown.js");
+type MarkdownModule = typeof import("./markdown.js");
 let markdownModule: MarkdownModule | undefined;
 let markdownLoading: Promise<void> | undefined;
 
@@ -33,7 +33,7 @@ let markdownLoading: Promise<void> | undefined;
  * plain text; if it cannot load, they stay plain.
  */
 export function loadMarkdownRenderer(): Promise<void> {
-  markdownLoading ??= import("./terminal/markdown.js").then(
+  markdownLoading ??= import("./markdown.js").then(
     (loaded) => {
       markdownModule = loaded;
     },

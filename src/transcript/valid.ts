@@ -7,7 +7,7 @@
 // they are skipped. It runs once a request, too rarely for the optimising compiler to take it
 // up, so it keeps to plain indexed loops, which run fast unoptimised too.
 
-import { hasName, type Message, type ToolUseBlock, type UserBlock } from "./messages.js";
+import { hasName, type Message, type ToolUseBlock, type UserBlock } from "../core/messages.js";
 
 /** The last history found valid, and the ids of its tool calls. */
 let lastValid: { messages: readonly Message[]; callIds: Set<string> } = {

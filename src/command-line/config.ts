@@ -3,14 +3,14 @@
 
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { ConfigError } from "./errors.js";
+import { ConfigError } from "../core/errors.js";
 import {
   EFFORTS,
   type Effort,
   settingOf,
   THINKING_MODES,
   type ThinkingMode,
-} from "./providers/thinking-options.js";
+} from "../providers/thinking-options.js";
 
 export type OutputFormat = "text" | "json" | "stream-json";
 const OUTPUT_FORMATS: OutputFormat[] = ["text", "json", "stream-json"];

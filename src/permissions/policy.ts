@@ -6,19 +6,14 @@
 //   yolo       no sandbox, no questions; only the deny rules and the built-in deny list hold
 
 import { homedir } from "node:os";
-import { ConfigError } from "./errors.js";
-import type { ToolUseBlock } from "./messages.js";
-import { classifyCommand, type Decision, isReadOnlyScript } from "./permissions/classify.js";
-import { judgeFileAccess } from "./permissions/file-access.js";
-import {
-  type PermissionRules,
-  rememberAllowRules,
-  ruleForTool,
-  toolRule,
-} from "./permissions/rules.js";
-import { initShellParser, isShellParserReady } from "./shell/parse.js";
-import type { Tool } from "./tools/tool.js";
-import type { PermissionCheck } from "./tools/toolbox.js";
+import { ConfigError } from "../core/errors.js";
+import type { ToolUseBlock } from "../core/messages.js";
+import { initShellParser, isShellParserReady } from "../shell/parse.js";
+import type { Tool } from "../tools/tool.js";
+import type { PermissionCheck } from "../tools/toolbox.js";
+import { classifyCommand, type Decision, isReadOnlyScript } from "./classify.js";
+import { judgeFileAccess } from "./file-access.js";
+import { type PermissionRules, rememberAllowRules, ruleForTool, toolRule } from "./rules.js";
 
 export const PERMISSION_MODES = ["ask", "auto", "read-only", "yolo"] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
@@ -201,6 +196,6 @@ export function isReadOnlyCommand(command: string): boolean {
   return isShellParserReady() && isReadOnlyScript(command);
 }
 
-export { classifyCommand, type Decision } from "./permissions/classify.js";
-export { loadPermissionRules, noRules, type PermissionRules } from "./permissions/rules.js";
-export { initShellParser } from "./shell/parse.js";
+export { initShellParser } from "../shell/parse.js";
+export { classifyCommand, type Decision } from "./classify.js";
+export { loadPermissionRules, noRules, type PermissionRules } from "./rules.js";

@@ -4,12 +4,17 @@
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { contextFromEntries } from "./compaction/replay.js";
-import { ConfigError } from "./errors.js";
-import type { Message, UserMessage } from "./messages.js";
-import { toolUses } from "./messages.js";
-import { listSessions, readSession, type SessionHeader, type SessionProblem } from "./session.js";
-import { interruptedResult } from "./tools/toolbox.js";
+import { contextFromEntries } from "../compaction/replay.js";
+import { ConfigError } from "../core/errors.js";
+import type { Message, UserMessage } from "../core/messages.js";
+import { toolUses } from "../core/messages.js";
+import { interruptedResult } from "../tools/toolbox.js";
+import {
+  listSessions,
+  readSession,
+  type SessionHeader,
+  type SessionProblem,
+} from "./session-file.js";
 
 export interface ResumedSession {
   header: SessionHeader;

@@ -15,8 +15,13 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { CompactionEvent, LoopEvent, LoopStopReason, TransitionReason } from "./events.js";
-import { type Message, type StopReason, textOf, type Usage } from "./messages.js";
+import type {
+  CompactionEvent,
+  LoopEvent,
+  LoopStopReason,
+  TransitionReason,
+} from "../core/events.js";
+import { type Message, type StopReason, textOf, type Usage } from "../core/messages.js";
 
 export const SESSION_FORMAT_VERSION = 1;
 

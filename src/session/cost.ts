@@ -2,8 +2,8 @@
 // providers/model-table.ts). A model missing from the table has an unknown cost, never a
 // guessed one.
 
-import { inputTokensOf, type Usage } from "./messages.js";
-import { modelFacts } from "./providers/model-table.js";
+import { inputTokensOf, type Usage } from "../core/messages.js";
+import { modelFacts } from "../providers/model-table.js";
 
 /**
  * Cost in US dollars of one request's usage, or null when the model's price is not known. A

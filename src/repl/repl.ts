@@ -3,17 +3,17 @@
 // Ctrl-C clears the line being typed or cancels the running turn; a second Ctrl-C right after
 // exits.
 
-import type { AgentSession } from "./agent-session.js";
-import { requestUsage } from "./events.js";
-import { EXIT } from "./exit-codes.js";
-import { addUsage, emptyUsage } from "./messages.js";
-import { createRenderer } from "./render.js";
-import { type CommandContext, parseInput } from "./repl/commands.js";
-import { answerSummary, startLine } from "./repl/status.js";
-import type { ReplTerminal } from "./repl/terminal.js";
-import type { SessionControls } from "./setup.js";
-import type { Progress } from "./terminal/progress.js";
-import { createPromptInput } from "./terminal/prompt-input.js";
+import type { SessionControls } from "../command-line/setup.js";
+import { requestUsage } from "../core/events.js";
+import { EXIT } from "../core/exit-codes.js";
+import { addUsage, emptyUsage } from "../core/messages.js";
+import type { AgentSession } from "../session/agent-session.js";
+import type { Progress } from "../terminal/progress.js";
+import { createPromptInput } from "../terminal/prompt-input.js";
+import { createRenderer } from "../terminal/render.js";
+import { type CommandContext, parseInput } from "./commands.js";
+import { answerSummary, startLine } from "./status.js";
+import type { ReplTerminal } from "./terminal.js";
 
 export interface ReplOptions {
   session: AgentSession;

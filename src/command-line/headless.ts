@@ -2,9 +2,9 @@
 // prints every loop event as a JSON line and then the same result object. Field names follow
 // what people already script against (see docs/sessions.md and schemas/).
 
-import { ConfigError, ProviderError, type ProviderErrorKind } from "./errors.js";
-import type { LoopStop, LoopStopReason } from "./events.js";
-import type { Usage } from "./messages.js";
+import { ConfigError, ProviderError, type ProviderErrorKind } from "../core/errors.js";
+import type { LoopStop, LoopStopReason } from "../core/events.js";
+import type { Usage } from "../core/messages.js";
 
 export type ResultSubtype =
   | "success"

@@ -2,7 +2,7 @@
 // reason the model will read), or always for this rule.
 
 import type { Interface } from "node:readline";
-import type { PermissionAnswer, PermissionQuestion } from "./permissions.js";
+import type { PermissionAnswer, PermissionQuestion } from "../permissions/policy.js";
 
 /** `hold` keeps the progress line from drawing over the question until it is answered. */
 export function terminalAsk(readline: Interface, hold: () => () => void = () => () => {}) {

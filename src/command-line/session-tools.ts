@@ -5,10 +5,9 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Interface } from "node:readline";
-import type { RunOptions } from "./config.js";
-import { ConfigError } from "./errors.js";
-import type { McpConnections } from "./mcp/connections.js";
-import { startSessionMcp } from "./mcp/session-mcp.js";
+import { ConfigError } from "../core/errors.js";
+import type { McpConnections } from "../mcp/connections.js";
+import { startSessionMcp } from "../mcp/session-mcp.js";
 import {
   createPermissionCheck,
   initShellParser,
@@ -17,18 +16,19 @@ import {
   type PermissionMode,
   type PermissionRules,
   sandboxFor,
-} from "./permissions.js";
-import { checkSandbox, createSandbox, type SandboxOptions } from "./sandbox.js";
-import { createRedactor, secretValues } from "./secrets.js";
-import { terminalAsk } from "./terminal-ask.js";
-import { type BashOptions, createBashTool } from "./tools/bash.js";
-import { createEditTool } from "./tools/edit.js";
-import { createFileReads } from "./tools/file-reads.js";
-import { createReadTool } from "./tools/read.js";
-import type { Tool } from "./tools/tool.js";
-import { chooseToolNames, type ToolName } from "./tools/tool-set.js";
-import { createToolbox, type Toolbox } from "./tools/toolbox.js";
-import { createWriteTool } from "./tools/write.js";
+} from "../permissions/policy.js";
+import { createRedactor, secretValues } from "../permissions/secrets.js";
+import { checkSandbox, createSandbox, type SandboxOptions } from "../sandbox.js";
+import { terminalAsk } from "../terminal/ask.js";
+import { type BashOptions, createBashTool } from "../tools/bash.js";
+import { createEditTool } from "../tools/edit.js";
+import { createFileReads } from "../tools/file-reads.js";
+import { createReadTool } from "../tools/read.js";
+import type { Tool } from "../tools/tool.js";
+import { chooseToolNames, type ToolName } from "../tools/tool-set.js";
+import { createToolbox, type Toolbox } from "../tools/toolbox.js";
+import { createWriteTool } from "../tools/write.js";
+import type { RunOptions } from "./config.js";
 
 export interface ToolSetup {
   options: RunOptions;

@@ -3,32 +3,32 @@
 
 import { join } from "node:path";
 import type { Interface } from "node:readline";
-import { type AgentSession, createAgentSession } from "./agent-session.js";
-import { createCompaction } from "./compaction/compaction.js";
-import { chooseCompaction, contextWindowOf } from "./compaction/settings.js";
-import type { RunOptions } from "./config.js";
-import { readDotenv } from "./dotenv.js";
-import { ConfigError } from "./errors.js";
-import type { Message } from "./messages.js";
+import { createCompaction } from "../compaction/compaction.js";
+import { chooseCompaction, contextWindowOf } from "../compaction/settings.js";
+import { readDotenv } from "../core/dotenv.js";
+import { ConfigError } from "../core/errors.js";
+import type { Message } from "../core/messages.js";
+import { count } from "../core/wording.js";
 import {
   defaultPermissionMode,
   loadPermissionRules,
   type PermissionMode,
   type PermissionRules,
   parsePermissionMode,
-} from "./permissions.js";
-import { chooseApi } from "./providers/api-setting.js";
-import { assumedFactsNotice, modelFacts } from "./providers/model-table.js";
-import { type ResolvedProvider, resolveProvider } from "./providers/presets.js";
-import type { Provider } from "./providers/provider.js";
+} from "../permissions/policy.js";
+import { chooseApi } from "../providers/api-setting.js";
+import { assumedFactsNotice, modelFacts } from "../providers/model-table.js";
+import { type ResolvedProvider, resolveProvider } from "../providers/presets.js";
+import type { Provider } from "../providers/provider.js";
 import {
   anthropicOptions,
   type ModelSettings,
   openAIOptions,
   type ProviderHooks,
-} from "./providers/provider-options.js";
-import { chooseThinking } from "./providers/thinking-options.js";
-import { findSessionToResume } from "./resume.js";
+} from "../providers/provider-options.js";
+import { chooseThinking } from "../providers/thinking-options.js";
+import { type AgentSession, createAgentSession } from "../session/agent-session.js";
+import { findSessionToResume } from "../session/resume.js";
 import {
   newSessionId,
   openSessionWriter,
@@ -36,10 +36,10 @@ import {
   type SessionWriter,
   sessionsDirectory,
   stateDirectory,
-} from "./session.js";
+} from "../session/session-file.js";
+import { buildSystemPrompt } from "../session/system-prompt.js";
+import type { RunOptions } from "./config.js";
 import { createSessionTools } from "./session-tools.js";
-import { buildSystemPrompt } from "./system-prompt.js";
-import { count } from "./wording.js";
 
 /** Room kept for the reply when the provider sets no output limit of its own. */
 const DEFAULT_OUTPUT_RESERVE = 8192;
@@ -277,20 +277,20 @@ async function startProvider(
   settings: ModelSettings,
 ): Promise<Provider & { device?: string; contextWindow?: number }> {
   if (resolved.protocol === "local") {
-    const { startLocalProvider } = await import("./providers/local-start.js");
+    const { startLocalProvider } = await import("../providers/local-start.js");
     const progress = process.stderr;
     const { onRepair } = hooks;
     return startLocalProvider({ reference: resolved.model, ...where, progress, onRepair });
   }
   // Each SDK on its own: the one not used is not compiled before the first request.
   if (resolved.protocol === "anthropic") {
-    const { createAnthropicProvider } = await import("./providers/anthropic.js");
+    const { createAnthropicProvider } = await import("../providers/anthropic.js");
     return createAnthropicProvider(anthropicOptions(resolved, hooks, settings));
   }
   if (resolved.api === "responses") {
-    const { createResponsesProvider } = await import("./providers/openai-responses.js");
+    const { createResponsesProvider } = await import("../providers/openai-responses.js");
     return createResponsesProvider(openAIOptions(resolved, hooks, settings));
   }
-  const { createOpenAIProvider } = await import("./providers/openai.js");
+  const { createOpenAIProvider } = await import("../providers/openai.js");
   return createOpenAIProvider(openAIOptions(resolved, hooks, settings));
 }

@@ -1,13 +1,13 @@
 // One-shot mode: run one task to completion, print the answer (or a JSON result), and exit
 // with a code that says how it went. SIGINT and SIGTERM end the run cleanly with 130.
 
-import type { AgentSession } from "./agent-session.js";
+import { type LoopStop, requestUsage } from "../core/events.js";
+import { exitCodeFor } from "../core/exit-codes.js";
+import type { AgentSession } from "../session/agent-session.js";
+import { createProgress } from "../terminal/progress.js";
+import { createRenderer, type Output } from "../terminal/render.js";
 import type { OutputFormat } from "./config.js";
-import { type LoopStop, requestUsage } from "./events.js";
-import { exitCodeFor } from "./exit-codes.js";
 import { buildResult } from "./headless.js";
-import { createRenderer, type Output } from "./render.js";
-import { createProgress } from "./terminal/progress.js";
 
 export interface OneShotOptions {
   session: AgentSession;

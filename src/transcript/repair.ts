@@ -14,8 +14,8 @@ import {
   type ToolUseBlock,
   type UserBlock,
   type UserMessage,
-} from "./messages.js";
-import { isValidTranscript, knownCallIds } from "./transcript-valid.js";
+} from "../core/messages.js";
+import { isValidTranscript, knownCallIds } from "./valid.js";
 
 export interface PreparedTranscript {
   messages: Message[];

@@ -2,15 +2,21 @@
 // event is written to the session file before the next one is produced, and usage is summed.
 // The REPL, one-shot mode and library users all drive the loop through this.
 
-import type { Compaction } from "./compaction/compaction.js";
+import type { Compaction } from "../compaction/compaction.js";
+import { type LoopEvent, type LoopStop, requestUsage } from "../core/events.js";
+import { type Limit, maxCostLimit, repeatedCallLimit } from "../core/limits.js";
+import {
+  addUsage,
+  emptyUsage,
+  type Message,
+  type Usage,
+  type UserMessage,
+} from "../core/messages.js";
+import { agentLoop, createLoopState, type LoopState } from "../loop.js";
+import type { Provider } from "../providers/provider.js";
+import type { Toolbox } from "../tools/toolbox.js";
 import { costOf } from "./cost.js";
-import { type LoopEvent, type LoopStop, requestUsage } from "./events.js";
-import { type Limit, maxCostLimit, repeatedCallLimit } from "./limits.js";
-import { agentLoop, createLoopState, type LoopState } from "./loop.js";
-import { addUsage, emptyUsage, type Message, type Usage, type UserMessage } from "./messages.js";
-import type { Provider } from "./providers/provider.js";
-import type { SessionWriter } from "./session.js";
-import type { Toolbox } from "./tools/toolbox.js";
+import type { SessionWriter } from "./session-file.js";
 
 export interface AgentSessionOptions {
   provider: Provider;
