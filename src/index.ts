@@ -9,7 +9,6 @@ export {
   type CompactionSettings,
   createCompaction,
 } from "./compaction/compaction.js";
-export { contextFromEntries } from "./compaction/replay.js";
 export { ConfigError, ProviderError, type ProviderErrorKind } from "./core/errors.js";
 export type {
   CompactionEvent,
@@ -77,6 +76,7 @@ export {
   type AgentSessionOptions,
   createAgentSession,
 } from "./session/agent-session.js";
+export { contextFromEntries } from "./session/replay.js";
 export {
   listSessions,
   newSessionId,

@@ -8,6 +8,7 @@ import { chooseCompaction, contextWindowOf } from "../compaction/settings.js";
 import { readDotenv } from "../core/dotenv.js";
 import { ConfigError } from "../core/errors.js";
 import type { Message } from "../core/messages.js";
+import { stateDirectory } from "../core/state-directory.js";
 import { count } from "../core/wording.js";
 import {
   defaultPermissionMode,
@@ -35,7 +36,6 @@ import {
   SESSION_FORMAT_VERSION,
   type SessionWriter,
   sessionsDirectory,
-  stateDirectory,
 } from "../session/session-file.js";
 import { buildSystemPrompt } from "../session/system-prompt.js";
 import type { RunOptions } from "./config.js";

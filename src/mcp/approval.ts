@@ -9,7 +9,7 @@ import type { Interface } from "node:readline";
 import { canonicalJson } from "../core/canonical-json.js";
 import { ConfigError } from "../core/errors.js";
 import { isRecord, projectSettingsPath, readSettings, userSettingsPath } from "../core/settings.js";
-import { stateDirectory } from "../session/session-file.js";
+import { stateDirectory } from "../core/state-directory.js";
 import { writeFileAtomically } from "../tools/atomic-write.js";
 import type { McpServerConfig, McpServerEntry } from "./config.js";
 

@@ -7,9 +7,9 @@
 import { readlinkSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { resolveToolPath } from "../core/tool-path.js";
 import { HIDDEN_FROM_COMMANDS } from "../sandbox.js";
 import type { FileAccess } from "../tools/tool.js";
-import { resolveToolPath } from "../tools/tool-path.js";
 import type { Decision } from "./classify.js";
 import { type PermissionRules, ruleForTool, toolRule } from "./rules.js";
 

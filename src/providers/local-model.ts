@@ -7,7 +7,7 @@ import { open, rm, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, isAbsolute, join, sep } from "node:path";
 import { ConfigError } from "../core/errors.js";
-import { resolveToolPath } from "../tools/tool-path.js";
+import { resolveToolPath } from "../core/tool-path.js";
 import { cannotDownload, ModelDownloadError, notFound } from "./download-errors.js";
 import {
   type HubFile,

@@ -2,13 +2,9 @@
 // request into a stream of events and, when the stream ends, the complete assistant reply.
 
 import type { AssistantMessage, Message, StopReason, Usage } from "../core/messages.js";
-import type { JsonSchemaObject } from "../tools/tool.js";
+import type { ToolDefinition } from "../core/tool-definition.js";
 
-export interface ToolDefinition {
-  name: string;
-  description: string;
-  input_schema: JsonSchemaObject;
-}
+export type { ToolDefinition };
 
 export interface ModelRequest {
   system: string;

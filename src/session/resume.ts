@@ -4,11 +4,11 @@
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { contextFromEntries } from "../compaction/replay.js";
 import { ConfigError } from "../core/errors.js";
 import type { Message, UserMessage } from "../core/messages.js";
 import { toolUses } from "../core/messages.js";
 import { interruptedResult } from "../tools/toolbox.js";
+import { contextFromEntries } from "./replay.js";
 import {
   listSessions,
   readSession,

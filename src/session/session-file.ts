@@ -13,7 +13,6 @@ import {
   readSync,
   writeSync,
 } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
 import type {
   CompactionEvent,
@@ -22,6 +21,7 @@ import type {
   TransitionReason,
 } from "../core/events.js";
 import { type Message, type StopReason, textOf, type Usage } from "../core/messages.js";
+import { stateDirectory } from "../core/state-directory.js";
 
 export const SESSION_FORMAT_VERSION = 1;
 
@@ -50,12 +50,6 @@ export type SessionEntry =
   | { type: "repair"; at: string; description: string }
   /** The history was compacted; the messages before it stay in the file, untouched. */
   | (CompactionEvent & { at: string });
-
-/** Where agentloop keeps what it learns as it runs: `$XDG_STATE_HOME/agentloop`. */
-export function stateDirectory(env: NodeJS.ProcessEnv = process.env): string {
-  const stateHome = env.XDG_STATE_HOME || join(homedir(), ".local", "state");
-  return join(stateHome, "agentloop");
-}
 
 export function sessionsDirectory(env: NodeJS.ProcessEnv = process.env): string {
   return join(stateDirectory(env), "sessions");

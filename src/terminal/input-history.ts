@@ -3,7 +3,7 @@
 
 import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { stateDirectory } from "../session/session-file.js";
+import { stateDirectory } from "../core/state-directory.js";
 
 /** The most prompts kept, in the file and in memory. */
 export const HISTORY_SIZE = 1000;

@@ -4,13 +4,13 @@
 
 import { constants } from "node:fs";
 import { access, readFile, stat } from "node:fs/promises";
+import { resolveToolPath } from "../core/tool-path.js";
 import { plural } from "../core/wording.js";
 import { writeFileAtomically } from "./atomic-write.js";
 import { describeLines, explainMiss, findOccurrences, lineAt } from "./edit-match.js";
 import type { FileReads } from "./file-reads.js";
 import { countLines } from "./text-lines.js";
 import type { Tool, ToolOutput } from "./tool.js";
-import { resolveToolPath } from "./tool-path.js";
 import { changedLineCounts, unifiedDiff } from "./unified-diff.js";
 
 export type Replacement = {

@@ -6,6 +6,7 @@
 
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { resolveToolPath } from "../core/tool-path.js";
 import { count, plural } from "../core/wording.js";
 import { closestNames } from "./closest-names.js";
 import type { FileReads } from "./file-reads.js";
@@ -13,7 +14,6 @@ import { type Line, LineReader } from "./line-reader.js";
 import { looksBinary } from "./terminal-text.js";
 import type { Tool, ToolOutput } from "./tool.js";
 import { failure, success } from "./tool.js";
-import { resolveToolPath } from "./tool-path.js";
 
 export type ReadInput = {
   file_path: string;

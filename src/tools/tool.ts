@@ -1,12 +1,9 @@
 // The Tool seam: a tool is a name, a description, a JSON schema for its input and a function.
 // A new tool is one new file in src/tools/ that exports one of these.
 
-export interface JsonSchemaObject {
-  type: "object";
-  properties: Record<string, { type: string; description?: string; [key: string]: unknown }>;
-  required?: string[];
-  additionalProperties?: boolean;
-}
+import type { JsonSchemaObject } from "../core/tool-definition.js";
+
+export type { JsonSchemaObject };
 
 export interface FileAccess {
   path: string;

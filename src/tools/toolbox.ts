@@ -3,7 +3,7 @@
 // error results the model can read; nothing here throws at the loop.
 
 import type { ToolResultBlock, ToolUseBlock } from "../core/messages.js";
-import type { ToolDefinition } from "../providers/provider.js";
+import type { ToolDefinition } from "../core/tool-definition.js";
 import type { Tool } from "./tool.js";
 
 /** Decides whether a call may run. A denial carries the sentence the model will read. */

@@ -6,13 +6,13 @@
 import type { Stats } from "node:fs";
 import { mkdir, readFile, stat } from "node:fs/promises";
 import { dirname } from "node:path";
+import { resolveToolPath } from "../core/tool-path.js";
 import { count, plural } from "../core/wording.js";
 import { writeFileAtomically } from "./atomic-write.js";
 import type { FileReads } from "./file-reads.js";
 import { countLines, splitLines } from "./text-lines.js";
 import type { Tool, ToolOutput } from "./tool.js";
 import { failure, success } from "./tool.js";
-import { resolveToolPath } from "./tool-path.js";
 import { countChangedLines, unifiedDiff } from "./unified-diff.js";
 
 export type WriteInput = {

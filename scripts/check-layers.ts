@@ -1,0 +1,99 @@
+// Keeps the architecture from decaying: every import in src/ must go to a part in the same
+// layer or a lower one (docs/architecture.md draws them), and no file may reach itself through
+// its imports. Run by `npm test`; prints each problem and exits 1 when there is one.
+
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+
+/** The parts, bottom to top; a part may import its own layer and those below it. */
+export const LAYERS = [
+  ["core"],
+  ["shell", "transcript", "sandbox", "parent-watch"],
+  ["tools"],
+  ["providers", "permissions"],
+  ["compaction", "mcp"],
+  ["loop"],
+  ["session"],
+  ["terminal", "viewer"],
+  ["command-line"],
+  ["repl", "batch"],
+  ["doors"],
+];
+
+const SRC = resolve(import.meta.dirname, "../src");
+const IMPORT = /(?:\bfrom|\bimport)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g;
+
+/** The part a file of src/ belongs to: its folder, or for the root's files, what they are. */
+export function partOf(file: string): string {
+  const [first = "", ...rest] = relative(SRC, file).split(sep);
+  if (rest.length > 0) return first;
+  if (first === "loop.ts") return "loop";
+  if (first === "cli.ts" || first === "index.ts") return "doors";
+  return first.replace(/\.ts$/, "");
+}
+
+function layerOf(part: string): number {
+  return LAYERS.findIndex((layer) => layer.includes(part));
+}
+
+function sourceFiles(directory: string): string[] {
+  return readdirSync(directory).flatMap((name) => {
+    const path = join(directory, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return path.endsWith(".ts") ? [path] : [];
+  });
+}
+
+/** Every import of every file, as file → files it imports. */
+function importGraph(files: string[]): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const targets: string[] = [];
+    for (const match of readFileSync(file, "utf8").matchAll(IMPORT)) {
+      targets.push(resolve(dirname(file), match[1] as string).replace(/\.js$/, ".ts"));
+    }
+    graph.set(file, targets);
+  }
+  return graph;
+}
+
+/** Every upward import and every circle in `graph` (file → files it imports), in words. */
+export function problemsIn(graph: Map<string, string[]>): string[] {
+  const problems: string[] = [];
+  const name = (file: string) => relative(SRC, file);
+  for (const [file, targets] of graph) {
+    const part = partOf(file);
+    if (layerOf(part) === -1) problems.push(`${name(file)}: its part "${part}" is in no layer`);
+    for (const target of targets) {
+      const above = layerOf(partOf(target)) > layerOf(part);
+      if (above) problems.push(`${name(file)} imports ${name(target)}, a part above its own`);
+    }
+  }
+  // Depth-first, colouring files on the path: meeting one again closes a circle.
+  const state = new Map<string, "open" | "done">();
+  const path: string[] = [];
+  const visit = (file: string) => {
+    state.set(file, "open");
+    path.push(file);
+    for (const target of graph.get(file) ?? []) {
+      if (!graph.has(target)) continue;
+      if (state.get(target) === "open") {
+        const circle = [...path.slice(path.indexOf(target)), target].map(name);
+        problems.push(`import circle: ${circle.join(" -> ")}`);
+      } else if (!state.has(target)) visit(target);
+    }
+    path.pop();
+    state.set(file, "done");
+  };
+  for (const file of graph.keys()) if (!state.has(file)) visit(file);
+  return problems;
+}
+
+export const SOURCE_ROOT = SRC;
+
+if (process.argv[1] === import.meta.filename) {
+  const problems = problemsIn(importGraph(sourceFiles(SRC)));
+  for (const problem of problems) console.error(`check-layers: ${problem}`);
+  if (problems.length > 0) process.exit(1);
+  console.log(`check-layers: imports in src/ run one way, with no circle.`);
+}
