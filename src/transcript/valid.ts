@@ -1,4 +1,4 @@
-// The fast path of transcript repair (transcript.ts). Almost every request carries the history
+// The fast path of transcript repair (repair.ts). Almost every request carries the history
 // the previous request carried, already valid, plus one reply and its results; running every
 // repair over it (each pass copying the whole history) cost more per turn the longer the
 // session grew. This check remembers the last history it found valid, and when the next one
