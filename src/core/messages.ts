@@ -120,7 +120,7 @@ export function isReasoning(block: AssistantBlock): block is ReasoningBlock {
   return block.type === "thinking" || block.type === "redacted_thinking" || block.type === "opaque";
 }
 
-/** A call without a name is answered by no tool and rejected by servers (transcript.ts). */
+/** A call without a name is answered by no tool and rejected by servers (transcript/repair.ts). */
 export function hasName(use: ToolUseBlock): boolean {
   return typeof use.name === "string" && use.name.trim() !== "";
 }

@@ -1,5 +1,5 @@
 // Builds the provider a resolved configuration names, for library users: it loads both SDKs.
-// The CLI instead loads only the one it needs (startProvider in setup.ts), while the rest of its
+// The CLI instead loads only the one it needs (startProvider in command-line/setup.ts), while the rest of its
 // start-up goes on; both take their options from provider-options.ts.
 
 import { ConfigError } from "../core/errors.js";

@@ -43,7 +43,7 @@ export type AttemptsFor = (request: ModelRequest, messages: Message[]) => Attemp
 
 export function createOpenAIFamilyProvider(
   options: OpenAIProviderOptions,
-  /** Which reasoning the protocol can send back (transcript-reasoning.ts). */
+  /** Which reasoning the protocol can send back (transcript/reasoning.ts). */
   reasoning: ReasoningProtocol,
   protocol: (client: OpenAI, server: ServerContext) => AttemptsFor,
 ): Provider {

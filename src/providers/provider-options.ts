@@ -1,5 +1,5 @@
 // What each provider is created with, from a resolved configuration. Kept apart from the
-// providers themselves, so that the CLI, which picks one, loads only its SDK (see startProvider in setup.ts).
+// providers themselves, so that the CLI, which picks one, loads only its SDK (see startProvider in command-line/setup.ts).
 
 import type { AnthropicProviderOptions } from "./anthropic.js";
 import type { OpenAIProviderOptions } from "./openai.js";

@@ -34,7 +34,7 @@ const filtered = new Map<string, WeakMap<AssistantMessage, AssistantMessage>>();
 /**
  * The history `model` on `protocol` may be sent: the same array when nothing needs leaving out
  * (the usual case), else a copy whose changed messages are the same objects on every request,
- * so that the transcript check (transcript-valid.ts) still reads only what was added.
+ * so that the transcript check (valid.ts) still reads only what was added.
  */
 export function reasoningFor(
   messages: readonly Message[],

@@ -34,7 +34,7 @@ export function prepareForRequest(messages: readonly Message[]): PreparedTranscr
 
 /**
  * Every repair, each walking the whole history: what prepareForRequest does when the quick
- * check (transcript-valid.ts) finds something to change. Exported so tests can hold the two
+ * check (valid.ts) finds something to change. Exported so tests can hold the two
  * to the same answers.
  */
 export function repairTranscript(messages: readonly Message[]): PreparedTranscript {
