@@ -1,6 +1,7 @@
 // The live progress line at the terminal: what a person sees while the model thinks, a retry
 // waits or a tool runs, and that none of it is left behind in the answer or a tool's output.
 
+import stringWidth from "string-width";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { LoopEvent } from "../src/core/events.js";
 import type { ToolUseBlock } from "../src/core/messages.js";
@@ -136,6 +137,22 @@ describe("the progress line while waiting for the model", () => {
     vi.advanceTimersByTime(100);
     expect([...terminal.current()]).toHaveLength(39);
     expect(terminal.current().endsWith("x…")).toBe(true);
+  });
+
+  it("clips by the columns a line takes, so East Asian text, two columns a character, fits too", () => {
+    const { terminal, progress } = setup({}, 50);
+    const reason = "服务器当前负载过高，请稍后重试。".repeat(3);
+    progress.onEvent({ type: "retry", attempt: 2, delayMs: 9000, reason });
+    vi.advanceTimersByTime(100);
+    expect(stringWidth(terminal.current())).toBeLessThanOrEqual(49);
+    expect(terminal.current()).toMatch(/^↻ retrying in 8\.9 s \(attempt 2\): 服务器.*…$/);
+  });
+
+  it("shows a tab in a retry's reason as a space, whose width it can count", () => {
+    const { terminal, progress } = setup();
+    progress.onEvent({ type: "retry", attempt: 2, delayMs: 9000, reason: "busy:\ttry later" });
+    vi.advanceTimersByTime(100);
+    expect(terminal.current()).toBe("↻ retrying in 8.9 s (attempt 2): busy: try later");
   });
 
   it("uses 80 columns when the terminal reports a width of 0, as a pty nobody sized does", () => {

@@ -3,12 +3,16 @@
 // It is a single line, drawn only on timer ticks and erased whenever a loop event arrives, so
 // whatever the renderer writes next starts on a clean line. Piped, it draws nothing at all.
 
+import stringWidth from "string-width";
 import type { LoopEvent } from "../core/events.js";
 
 export interface ProgressOutput {
   write(text: string): unknown;
   isTTY?: boolean;
-  /** Read at every draw: a line wider than the terminal wraps, and only its last row is erased. */
+  /**
+   * Read at every draw. The line is clipped to fit, so that it never wraps: erasing it erases
+   * the row the cursor is on, and a row above would be left behind.
+   */
   columns?: number;
 }
 
@@ -150,7 +154,8 @@ function next(phase: Phase, event: LoopEvent, at: number, streamText: boolean): 
       return { kind: "waiting", since: waiting.since, chars: waiting.chars, thought };
     }
     case "retry": {
-      const reason = event.reason.split("\n")[0] ?? "";
+      // A tab or a carriage return would move the cursor where clipping does not count.
+      const reason = (event.reason.split("\n")[0] ?? "").replace(/\s/g, " ");
       return { kind: "retry", until: at + event.delayMs, attempt: event.attempt, reason };
     }
     case "tool_start":
@@ -213,7 +218,13 @@ export function duration(ms: number): string {
   return `${Math.floor(whole / 60)} m ${String(whole % 60).padStart(2, "0")} s`;
 }
 
+/** The text cut to `width` columns: a character of East Asian text takes two. */
 function clip(text: string, width: number): string {
-  const chars = [...text];
-  return chars.length > width ? `${chars.slice(0, width - 1).join("")}…` : text;
+  if (stringWidth(text) <= width) return text;
+  let clipped = "";
+  for (const char of text) {
+    if (stringWidth(`${clipped}${char}…`) > width) break;
+    clipped += char;
+  }
+  return `${clipped}…`;
 }
