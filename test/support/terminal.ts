@@ -18,6 +18,8 @@ export interface TerminalOptions {
   cwd: string;
   /** The CLI's arguments; none starts the REPL. */
   args?: string[];
+  /** The terminal's width; left out, the terminal has no size, as a bare pseudo-terminal. */
+  columns?: number;
 }
 
 export interface Terminal {
@@ -44,8 +46,11 @@ export interface Terminal {
   exited: Promise<number | null>;
 }
 
-export function openTerminal({ env, cwd, args = [] }: TerminalOptions): Terminal {
-  const child = spawn("python3", [PTY_RUN, process.execPath, CLI, ...args], { cwd, env });
+export const TERMINAL_ROWS = 24;
+
+export function openTerminal({ env, cwd, args = [], columns }: TerminalOptions): Terminal {
+  const size = columns === undefined ? [] : ["--size", `${columns}x${TERMINAL_ROWS}`];
+  const child = spawn("python3", [PTY_RUN, ...size, process.execPath, CLI, ...args], { cwd, env });
   let screen = "";
   let ended: { code: number | null } | undefined;
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (screen += chunk));
