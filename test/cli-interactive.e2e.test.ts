@@ -86,8 +86,8 @@ describe("asking for permission at the terminal", () => {
       cwd: sandbox.workspace,
     });
     terminal.type("make two files\r");
-    await terminal.waitFor(/touch first\.txt[\s\S]*Allow\?/);
-    await terminal.press("y\r", /touch second\.txt[\s\S]*Allow\?/);
+    await terminal.waitFor(/Allow bash to run touch first\.txt\?[\s\S]*\[y\]es/);
+    await terminal.press("y\r", /Allow bash to run touch second\.txt\?[\s\S]*\[y\]es/);
     await terminal.enter("n not that one", /One file made, one refused\./);
     expect(await terminal.exit()).toBe(0);
     await model.close();

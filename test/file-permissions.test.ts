@@ -162,10 +162,12 @@ describe("file tools under each permission mode", () => {
     await check(call("out/notes.txt"), write);
     expect(questions[0]).toMatchObject({
       tool: "write",
-      subject: "src/app.ts",
+      action: { kind: "files", paths: ["src/app.ts"] },
       preview: "--- src/app.ts\n+++ src/app.ts\n+new line",
       rules: ["tool:write"],
     });
+    // "write would change src/app.ts" would say again what the question says.
+    expect(questions[0]?.reason).toBeUndefined();
     expect(questions[1]?.reason).toBe(
       `write would change "out/notes.txt" (a link to ${join(outside, "notes.txt")}), outside the workspace`,
     );

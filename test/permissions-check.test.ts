@@ -44,7 +44,7 @@ function answering(...answers: PermissionAnswer[]) {
   const ask = async (question: PermissionQuestion) => {
     questions.push(question);
     const answer = answers.shift();
-    if (answer === undefined) throw new Error(`unexpected question: ${question.subject}`);
+    if (answer === undefined) throw new Error(`unexpected question: ${JSON.stringify(question)}`);
     return answer;
   };
   return { ask, questions };
@@ -100,7 +100,7 @@ describe("ask mode", () => {
     expect(questions).toEqual([
       {
         tool: "bash",
-        subject: "npm install",
+        action: { kind: "command", command: "npm install" },
         reason: '"npm install" is not known to be read-only',
         rules: ["npm install"],
       },
@@ -143,8 +143,12 @@ describe("ask mode", () => {
     });
     expect(await check(toolCall("read_file"), readFileTool)).toEqual({ allowed: true });
     expect(await check(toolCall("write_file"), writeFileTool)).toEqual({ allowed: true });
-    expect(questions.map((q) => [q.subject, q.reason, q.rules])).toEqual([
-      ["write_file", "write_file may change files", ["tool:write_file"]],
+    expect(questions.map((q) => [q.action, q.reason, q.rules])).toEqual([
+      [
+        { kind: "input", input: { path: "a.txt" } },
+        "write_file may change files",
+        ["tool:write_file"],
+      ],
     ]);
   });
 });

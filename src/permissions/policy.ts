@@ -48,14 +48,20 @@ export function sandboxFor(mode: PermissionMode): { writable: boolean } | null {
 
 export interface PermissionQuestion {
   tool: string;
-  /** What would run: the command for bash, the files for a file tool, else the tool's name. */
-  subject: string;
+  action: CallAction;
   /** What the call would do, shown before the question (the diff of an edit). */
   preview?: string;
-  reason: string;
+  /** Why a person is asked; left out when it would only say again what the action says. */
+  reason?: string;
   /** The allow rules "always" would add to .agentloop/settings.json; empty: offer yes/no only. */
   rules: string[];
 }
+
+/** What a call would do: run a command (bash), change files (a file tool), or take this input. */
+export type CallAction =
+  | { kind: "command"; command: string }
+  | { kind: "files"; paths: string[] }
+  | { kind: "input"; input: Record<string, unknown> };
 
 export type PermissionAnswer = "yes" | "no" | "always" | { no: string };
 
@@ -107,14 +113,16 @@ export function createPermissionCheck(settings: PermissionOptions): PermissionCh
       };
     }
     const input = call.input as Record<string, unknown>;
-    const files = tool.files?.(input).map((file) => file.path);
-    const subject = commandOf(call, tool) ?? files?.join(", ") ?? tool.name;
+    const action = actionOf(call, tool);
     const preview = await tool.preview?.(input).catch(() => undefined);
+    // An ordinary file change's reason ("edit would change notes.txt") is the action again;
+    // one outside the workspace or under an ask rule says more.
+    const repeatsAction = action.kind === "files" && !judged.flagged;
     const answer = await ask({
       tool: tool.name,
-      subject,
+      action,
       preview,
-      reason: judged.reason,
+      reason: repeatsAction ? undefined : judged.reason,
       rules: judged.rules,
     });
     if (answer === "yes") return { allowed: true };
@@ -180,6 +188,16 @@ async function judge(
   }
   const rule = toolRule(tool.name);
   return { verdict: "ask", reason: `${tool.name} may change files`, flagged: false, rules: [rule] };
+}
+
+function actionOf(call: ToolUseBlock, tool: Tool): CallAction {
+  const command = commandOf(call, tool);
+  if (command !== null) return { kind: "command", command };
+  const input = call.input as Record<string, unknown>;
+  const files = tool.files?.(input);
+  return files
+    ? { kind: "files", paths: files.map((file) => file.path) }
+    : { kind: "input", input };
 }
 
 /** The shell command a call would run, or null for tools other than bash. */

@@ -1,23 +1,54 @@
 // Asks the person at the terminal whether a tool call may run: yes, no (with an optional
-// reason the model will read), or always for this rule.
+// reason the model will read), or always for this rule. The question names what the call
+// would do (run a command, edit a file, call a tool) and shows what to judge it by.
 
 import type { Interface } from "node:readline";
 import type { PermissionAnswer, PermissionQuestion } from "../permissions/policy.js";
+import { askQuestion, type Question } from "./question.js";
 
-/** `hold` keeps the progress line from drawing over the question until it is answered. */
-export function terminalAsk(readline: Interface, hold: () => () => void = () => () => {}) {
-  return (question: PermissionQuestion): Promise<PermissionAnswer> =>
-    new Promise((resolve) => {
-      const always =
-        question.rules.length > 0 ? `, [a]lways allow ${question.rules.join(", ")}` : "";
-      const preview = question.preview ? `\n${question.preview.trimEnd()}` : "";
-      const prompt = `\n${question.tool} wants to run: ${question.subject}${preview}\n(${question.reason})\nAllow? [y]es, [n]o${always}; after "n" you may say why: `;
-      const release = hold();
-      readline.question(prompt, (line) => {
-        release();
-        resolve(parseAnswer(line, question.rules.length > 0));
-      });
-    });
+/** An argument of a tool call is shown on one line of at most this many characters. */
+const ARGUMENT_WIDTH = 200;
+
+/**
+ * `hold` keeps the progress line from drawing over the question until it is answered. The
+ * REPL's readline writes to stdout (src/repl/terminal.ts), and so does its question.
+ */
+export function terminalAsk(
+  readline: Interface,
+  hold?: () => () => void,
+  output: { write(text: string): unknown } = process.stdout,
+) {
+  return async (question: PermissionQuestion): Promise<PermissionAnswer> => {
+    const line = await askQuestion({ readline, output, hold }, permissionQuestion(question));
+    // Ctrl-C: the turn is being interrupted, and the call does not run.
+    if (line === null) return "no";
+    return parseAnswer(line, question.rules.length > 0);
+  };
+}
+
+export function permissionQuestion(question: PermissionQuestion): Question {
+  const { action, tool, rules } = question;
+  const always = rules.length > 0 ? `, [a]lways allow ${rules.join(", ")}` : "";
+  const choices = `[y]es, [n]o${always}; after "n" you may say why:`;
+  const why = question.reason ? [`(${question.reason})`] : [];
+  switch (action.kind) {
+    case "command": {
+      const lines = action.command.trim().split("\n");
+      if (lines.length === 1) {
+        return { headline: `Allow ${tool} to run ${lines[0]}?`, detail: why, choices };
+      }
+      const headline = `Allow ${tool} to run these ${lines.length} lines?`;
+      return { headline, detail: [...lines, ...why], choices };
+    }
+    case "files": {
+      const headline = `Allow ${tool} of ${action.paths.join(", ")}?`;
+      return { headline, detail: [...previewLines(question.preview), ...why], choices };
+    }
+    case "input": {
+      const detail = [...argumentLines(action.input), ...why];
+      return { headline: `Allow a call to ${tool}?`, detail, choices };
+    }
+  }
 }
 
 export function parseAnswer(line: string, alwaysOffered: boolean): PermissionAnswer {
@@ -35,4 +66,19 @@ export function parseAnswer(line: string, alwaysOffered: boolean): PermissionAns
       return reason ? { no: reason } : "no";
     }
   }
+}
+
+/** The preview of a file change; a diff without its "---"/"+++" lines, which name the file. */
+function previewLines(preview: string | undefined): string[] {
+  if (!preview?.trim()) return [];
+  const lines = preview.trimEnd().split("\n");
+  const hunk = lines[0]?.startsWith("--- ") ? lines.findIndex((line) => line.startsWith("@@")) : -1;
+  return hunk > 0 ? lines.slice(hunk) : lines;
+}
+
+function argumentLines(input: Record<string, unknown>): string[] {
+  return Object.entries(input).map(([name, value]) => {
+    const line = `${name}: ${JSON.stringify(value)}`;
+    return line.length > ARGUMENT_WIDTH ? `${line.slice(0, ARGUMENT_WIDTH - 1)}…` : line;
+  });
 }

@@ -1,0 +1,76 @@
+// A question the REPL asks the person at the terminal, in one shape whoever asks it (a tool
+// call's permission, a project's MCP server): what will happen, on one line; what to judge it
+// by, indented under it; then the choices, where the answer is typed.
+//
+// Only the choices are readline's prompt. Readline draws its prompt again, whole, when a key
+// edits the answer, by moving up as many rows as it thinks the prompt took: a question taller
+// than the screen would be drawn a second time under the first.
+
+import type { Interface } from "node:readline";
+
+export interface Question {
+  /** What a yes lets happen, asked on one line: `Allow edit of notes.txt?`. */
+  headline: string;
+  /** What to judge it by (a diff, a command, why it is asked), a line each. */
+  detail: readonly string[];
+  /** The answers, as the line the answer is typed on shows them: `[y]es, [n]o`. */
+  choices: string;
+}
+
+export interface QuestionTerminal {
+  readline: Interface;
+  /** Where readline writes: the question's first lines go there before its prompt. */
+  output: { write(text: string): unknown };
+  /** Keeps the progress line from drawing over the question; returns its release. */
+  hold?: () => () => void;
+}
+
+/** Resolves with the line typed, or null when Ctrl-C was pressed instead. */
+export type Answer = string | null;
+
+const INDENT = "  ";
+/**
+ * The questions waiting at each terminal, the one being asked first: a second question waits
+ * until the first is answered. The first is asked at once, so a line already typed answers it.
+ */
+const queues = new WeakMap<Interface, (() => void)[]>();
+
+export function askQuestion(terminal: QuestionTerminal, question: Question): Promise<Answer> {
+  return new Promise((resolve) => {
+    const queue = queues.get(terminal.readline) ?? [];
+    queues.set(terminal.readline, queue);
+    queue.push(() =>
+      ask(terminal, question, (answer) => {
+        queue.shift();
+        queue[0]?.();
+        resolve(answer);
+      }),
+    );
+    if (queue.length === 1) queue[0]?.();
+  });
+}
+
+function ask(
+  { readline, output, hold }: QuestionTerminal,
+  question: Question,
+  answered: (answer: Answer) => void,
+): void {
+  const release = hold?.() ?? (() => {});
+  const detail = question.detail.map((line) => `${INDENT}${line}\n`).join("");
+  output.write(`\n${question.headline}\n${detail}`);
+  const prompt = readline.getPrompt();
+  const done = (answer: Answer) => {
+    readline.off("line", onLine);
+    readline.off("SIGINT", onInterrupt);
+    readline.setPrompt(prompt);
+    release();
+    answered(answer);
+  };
+  const onLine = (line: string) => done(line);
+  // The REPL hears Ctrl-C as well and interrupts the turn; the question just ends unanswered.
+  const onInterrupt = () => done(null);
+  readline.on("line", onLine);
+  readline.on("SIGINT", onInterrupt);
+  readline.setPrompt(`${question.choices} `);
+  readline.prompt();
+}
