@@ -389,14 +389,14 @@ describe("a repository's MCP server at the terminal", () => {
     const tag = newTag();
     const mcpJson = projectServers(sandbox, { test: stdioDefinition(tag) });
     const inWorkspace = { env: { ...sandbox.env, ...model.env() }, cwd: sandbox.workspace };
-    const question = /This project defines the MCP server "test" in (.*):\r?\n/;
+    const question = /Allow the MCP server "test" from (.*) to start\?\r?\n/;
     try {
       model.script([
         reply(toolUse("e1", "mcp__test__echo", { text: "asked and allowed" })),
         reply(text("The server said it.")),
       ]);
       const first = openTerminal(inWorkspace);
-      await first.waitFor(/Allow it\? \[y\]es, \[n\]o/);
+      await first.waitFor(/\[y\]es, \[n\]o: /);
       expect(question.exec(first.output())?.[1]).toBe(mcpJson);
       first.type("y\r");
       await first.waitFor(/› /);
@@ -424,14 +424,14 @@ describe("a repository's MCP server at the terminal", () => {
       };
       const second = openTerminal(inWorkspace);
       expect(await offeredIn(second)).toContain("mcp__test__echo");
-      expect(second.output()).not.toMatch(/This project defines/);
+      expect(second.output()).not.toMatch(/Allow the MCP server/);
       expect(second.output()).not.toMatch(/MCP server/);
 
       // A changed definition is a new question.
       const otherTag = newTag();
       projectServers(sandbox, { test: stdioDefinition(otherTag) });
       const third = openTerminal(inWorkspace);
-      await third.waitFor(/Allow it\? \[y\]es, \[n\]o/);
+      await third.waitFor(/\[y\]es, \[n\]o: /);
       expect(third.output()).toContain(otherTag);
       third.type("n\r");
       expect(await offeredIn(third)).toEqual(["bash", "read", "write", "edit"]);

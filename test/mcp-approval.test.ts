@@ -13,8 +13,6 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
-import { PassThrough } from "node:stream";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { ConfigError } from "../src/core/errors.js";
 import {
@@ -26,6 +24,7 @@ import {
   terminalMcpAsk,
 } from "../src/mcp/approval.js";
 import type { McpServerConfig, McpServerEntry } from "../src/mcp/config.js";
+import { openLineTerminal } from "./support/line-terminal.js";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "agentloop-mcp-approval-")));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -55,7 +54,7 @@ type Setup = ReturnType<typeof setup>;
 async function start(
   setup: Setup,
   servers: McpServerEntry[],
-  answer?: (question: McpApprovalQuestion) => boolean,
+  answer?: (question: McpApprovalQuestion) => boolean | null,
   workspace = setup.workspace,
 ) {
   const questions: McpApprovalQuestion[] = [];
@@ -77,6 +76,8 @@ async function start(
 
 const yes = () => true;
 const no = () => false;
+/** Ctrl-C at the question. */
+const unanswered = () => null;
 
 describe("servers that are the user's own", () => {
   it("start without a question from the user's settings and from --mcp-config", async () => {
@@ -114,6 +115,17 @@ describe("at a terminal in permission mode ask", () => {
     const second = await start(s, [github], yes);
     expect(second.names).toEqual(["github"]);
     expect(second.questions).toEqual([]);
+  });
+
+  it("starts none of the servers left when Ctrl-C ends a question, and asks again next time", async () => {
+    const s = setup();
+    const servers = [s.project("first"), s.project("second")];
+    const interrupted = await start(s, servers, unanswered);
+    expect(interrupted.names).toEqual([]);
+    expect(interrupted.questions.map((question) => question.name)).toEqual(["first"]);
+    const next = await start(s, servers, yes);
+    expect(next.questions.map((question) => question.name)).toEqual(["first", "second"]);
+    expect(next.names).toEqual(["first", "second"]);
   });
 
   it("asks again when the definition changed", async () => {
@@ -279,14 +291,11 @@ describe("the question", () => {
   });
 
   it("is asked at the terminal with the name, what would run and the file", async () => {
-    const input = new PassThrough();
-    const output = new PassThrough();
-    let shown = "";
-    output.on("data", (chunk) => {
-      shown += String(chunk);
-    });
-    const readline = createInterface({ input, output });
-    const answer = terminalMcpAsk(readline)({
+    const { readline, input, output, shown } = openLineTerminal();
+    const answer = terminalMcpAsk(
+      readline,
+      output,
+    )({
       name: "files",
       summary: "npx -y server-files",
       file: "/w/.mcp.json",
@@ -294,9 +303,12 @@ describe("the question", () => {
     input.write("y\n");
     expect(await answer).toBe(true);
     readline.close();
-    expect(shown).toContain(
-      'This project defines the MCP server "files" in /w/.mcp.json:\n  npx -y server-files\n',
-    );
-    expect(shown).toContain("Allow it? [y]es, [n]o (remembered until its definition changes): ");
+    expect(shown().split("\n")).toEqual([
+      "",
+      'Allow the MCP server "files" from /w/.mcp.json to start?',
+      "  npx -y server-files",
+      "  It would run with your permissions. The answer is remembered until its definition changes.",
+      "[y]es, [n]o: ",
+    ]);
   });
 });

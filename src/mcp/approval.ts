@@ -10,6 +10,7 @@ import { canonicalJson } from "../core/canonical-json.js";
 import { ConfigError } from "../core/errors.js";
 import { isRecord, projectSettingsPath, readSettings, userSettingsPath } from "../core/settings.js";
 import { stateDirectory } from "../core/state-directory.js";
+import { askQuestion, type Question } from "../terminal/question.js";
 import { writeFileAtomically } from "../tools/atomic-write.js";
 import type { McpServerConfig, McpServerEntry } from "./config.js";
 
@@ -27,8 +28,11 @@ export interface McpApprovalContext {
    * project's .env: a repository that could set XDG_CONFIG_HOME could approve itself.
    */
   env: NodeJS.ProcessEnv;
-  /** Present only at a terminal in permission mode ask. */
-  ask?: (question: McpApprovalQuestion) => Promise<boolean>;
+  /**
+   * Present only at a terminal in permission mode ask. Null: no answer (Ctrl-C), so the server
+   * does not start and the question is asked again next time.
+   */
+  ask?: (question: McpApprovalQuestion) => Promise<boolean | null>;
   onNotice: (sentence: string) => void;
 }
 
@@ -82,6 +86,8 @@ export async function approvedServers(
       summary: summarize(server.config),
       file: server.file,
     });
+    // Ctrl-C: none of the servers still to ask about starts, and nothing is remembered.
+    if (answer === null) break;
     await rememberAnswer(stateFile, project, server.name, {
       definition,
       approved: answer === true,
@@ -91,13 +97,29 @@ export async function approvedServers(
   return servers.filter((server) => server.source !== "project" || approved.has(server));
 }
 
-/** Asks at the terminal whether a project's server may start: yes or no. */
-export function terminalMcpAsk(readline: Interface) {
-  return (question: McpApprovalQuestion): Promise<boolean> =>
-    new Promise((resolve) => {
-      const prompt = `\nThis project defines the MCP server "${question.name}" in ${question.file}:\n  ${question.summary}\nIt would run with your permissions. Allow it? [y]es, [n]o (remembered until its definition changes): `;
-      readline.question(prompt, (line) => resolve(parseMcpAnswer(line)));
-    });
+/**
+ * Asks at the terminal whether a project's server may start: yes, no, or null for Ctrl-C.
+ * The REPL's readline writes to stdout (src/repl/terminal.ts), and so does its question.
+ */
+export function terminalMcpAsk(
+  readline: Interface,
+  output: { write(text: string): unknown } = process.stdout,
+) {
+  return async (question: McpApprovalQuestion): Promise<boolean | null> => {
+    const line = await askQuestion({ readline, output }, mcpServerQuestion(question));
+    return line === null ? null : parseMcpAnswer(line);
+  };
+}
+
+export function mcpServerQuestion(question: McpApprovalQuestion): Question {
+  return {
+    headline: `Allow the MCP server "${question.name}" from ${question.file} to start?`,
+    detail: [
+      question.summary,
+      "It would run with your permissions. The answer is remembered until its definition changes.",
+    ],
+    choices: "[y]es, [n]o:",
+  };
 }
 
 export function parseMcpAnswer(line: string): boolean {
