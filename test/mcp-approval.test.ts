@@ -307,7 +307,8 @@ describe("the question", () => {
       "",
       'Allow the MCP server "files" from /w/.mcp.json to start?',
       "  npx -y server-files",
-      "  It would run with your permissions. The answer is remembered until its definition changes.",
+      "  It would run with your permissions.",
+      "  The answer is remembered until its definition changes.",
       "[y]es, [n]o: ",
     ]);
   });

@@ -107,7 +107,10 @@ export function terminalMcpAsk(
 ) {
   return async (question: McpApprovalQuestion): Promise<boolean | null> => {
     const line = await askQuestion({ readline, output }, mcpServerQuestion(question));
-    return line === null ? null : parseMcpAnswer(line);
+    if (line !== null) return parseMcpAnswer(line);
+    // Asked as the session starts, before the REPL hears Ctrl-C: the line is this one's to end.
+    output.write("\n");
+    return null;
   };
 }
 
@@ -116,7 +119,8 @@ export function mcpServerQuestion(question: McpApprovalQuestion): Question {
     headline: `Allow the MCP server "${question.name}" from ${question.file} to start?`,
     detail: [
       question.summary,
-      "It would run with your permissions. The answer is remembered until its definition changes.",
+      "It would run with your permissions.",
+      "The answer is remembered until its definition changes.",
     ],
     choices: "[y]es, [n]o:",
   };
