@@ -86,9 +86,15 @@ async function run(options: RunOptions): Promise<number> {
     enabled: terminal !== undefined && process.stdout.isTTY === true,
     color: !!process.stdout.isTTY,
   });
+  // A permission question holds the progress line; counted, so that the REPL knows a question
+  // showed the diff its call's result would show again.
+  let questions = 0;
   const started = await startSession(options, {
     readline: terminal?.readline,
-    holdProgress: progress.hold,
+    holdProgress: () => {
+      questions += 1;
+      return progress.hold();
+    },
   });
   const { session, sessionPath, notices, controls } = started;
   for (const notice of notices) process.stderr.write(`agentloop: ${notice}\n`);
@@ -96,7 +102,17 @@ async function run(options: RunOptions): Promise<number> {
   if (terminal) {
     const color = !!process.stdout.isTTY;
     const { runRepl } = await import("./repl/repl.js");
-    return runRepl({ session, controls, terminal, color, sessionPath, progress, ...where });
+    const questionsAsked = () => questions;
+    return runRepl({
+      session,
+      controls,
+      terminal,
+      color,
+      sessionPath,
+      progress,
+      questionsAsked,
+      ...where,
+    });
   }
   return runOneShot({
     session,

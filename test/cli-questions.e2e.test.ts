@@ -81,6 +81,12 @@ describe("a permission question at the terminal", () => {
     ]);
     await terminal.enter("y", /Edited\./);
     expect(readFileSync(join(sandbox.workspace, "notes.txt"), "utf8")).toBe("one\n2\nthree\n");
+    // The result under the call says what was done; the diff it carries was just shown.
+    const lines = await screenLines(terminal.output(), COLUMNS);
+    expect(lines.filter((line) => line.includes("@@ -1,3 +1,3 @@"))).toHaveLength(1);
+    expect(lines).toContain(
+      `  ⎿ Edited ${join(sandbox.workspace, "notes.txt")}: 1 replacement, +1 -1 lines.`,
+    );
     expect(await terminal.exit()).toBe(0);
   });
 

@@ -1,5 +1,6 @@
 // What a person sees of tool calls at the terminal: the call in one line, and an edit's result
-// as a compact diff, coloured only when the output is a terminal.
+// as a compact diff, coloured only when the output is a terminal, and left out when the
+// permission question before the call showed it.
 
 import { describe, expect, it } from "vitest";
 import type { ToolResultBlock, ToolUseBlock } from "../src/core/messages.js";
@@ -26,12 +27,18 @@ const result: ToolResultBlock = {
   ].join("\n"),
 };
 
-function rendered(color: boolean): string {
+function rendered(color: boolean, call = edit, changeShown = () => false): string {
   let out = "";
   const output = { write: (text: string) => (out += text) };
-  const render = createRenderer({ answer: output, progress: output, color, streamText: true });
-  render({ type: "tool_start", call: edit });
-  render({ type: "tool_end", call: edit, result, durationMs: 3 });
+  const render = createRenderer({
+    answer: output,
+    progress: output,
+    color,
+    streamText: true,
+    changeShown,
+  });
+  render({ type: "tool_start", call });
+  render({ type: "tool_end", call, result, durationMs: 3 });
   return out;
 }
 
@@ -60,5 +67,16 @@ describe("rendering tool calls", () => {
         "",
       ].join("\n"),
     );
+  });
+
+  it("leaves the diff out of an edit's result when its question has just shown it", () => {
+    expect(rendered(false, edit, () => true)).toBe(
+      "⏺ edit src/app.ts\n  ⎿ Edited src/app.ts: 1 replacement, +1 -1 lines.\n",
+    );
+  });
+
+  it("keeps a diff that a command printed, which no question showed", () => {
+    const gitDiff: ToolUseBlock = { ...edit, name: "bash", input: { command: "git diff" } };
+    expect(rendered(false, gitDiff, () => true)).toContain("    -const a = 2;");
   });
 });

@@ -25,6 +25,8 @@ export interface ReplOptions {
   sessionsDirectory: string;
   /** The live line while the model thinks or a tool runs (src/terminal/progress.ts). */
   progress: Progress;
+  /** How many permission questions have been asked in this session so far. */
+  questionsAsked: () => number;
 }
 
 const DOUBLE_INTERRUPT_MS = 1500;
@@ -32,11 +34,14 @@ const DOUBLE_INTERRUPT_MS = 1500;
 export function runRepl(options: ReplOptions): Promise<number> {
   const { session, terminal, progress } = options;
   const { readline, output } = terminal;
+  // The questions asked when the running calls started: one more since, and its diff was shown.
+  let questionsBefore = 0;
   const render = createRenderer({
     answer: output,
     progress: output,
     color: options.color,
     streamText: true,
+    changeShown: () => options.questionsAsked() > questionsBefore,
   });
   const dim = (text: string) => (options.color ? `\x1b[2m${text}\x1b[0m` : text);
   let running: AbortController | null = null;
@@ -77,6 +82,7 @@ export function runRepl(options: ReplOptions): Promise<number> {
           const outcome = work(running.signal);
           let step = await outcome.next();
           for (; !step.done; step = await outcome.next()) {
+            if (step.value.type === "tool_start") questionsBefore = options.questionsAsked();
             progress.onEvent(step.value);
             render(step.value);
           }

@@ -21,6 +21,11 @@ export interface RendererOptions {
   streamText: boolean;
   /** Columns to wrap rendered Markdown at; the terminal's width when left out. */
   width?: number;
+  /**
+   * Whether the person was shown, in a permission question, what the calls now ending change:
+   * their results then show the diff's summary line without the diff.
+   */
+  changeShown?: () => boolean;
 }
 
 type MarkdownModule = typeof import("./markdown.js");
@@ -61,6 +66,11 @@ export function createRenderer(options: RendererOptions): (event: LoopEvent) => 
     midLine = false;
   };
 
+  // Only a file tool's question shows a diff; a command's output can hold one of its own.
+  const changeWasShown = (call: ToolUseBlock) =>
+    typeof (call.input as Record<string, unknown> | null)?.file_path === "string" &&
+    options.changeShown?.() === true;
+
   return (event) => {
     switch (event.type) {
       case "text_delta":
@@ -88,7 +98,8 @@ export function createRenderer(options: RendererOptions): (event: LoopEvent) => 
         if (diff) {
           const [summary = ""] = event.result.content.split("\n");
           const colored = diff.map((line) => paint(DIFF_COLORS[line[0] ?? " "] ?? "2", line));
-          options.progress.write(`${marker}${dim(summary)}\n    ${colored.join("\n    ")}\n`);
+          const hunks = changeWasShown(event.call) ? "" : `\n    ${colored.join("\n    ")}`;
+          options.progress.write(`${marker}${dim(summary)}${hunks}\n`);
         } else options.progress.write(`${marker}${dim(preview(event.result.content))}\n`);
         return;
       }
