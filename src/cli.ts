@@ -86,15 +86,9 @@ async function run(options: RunOptions): Promise<number> {
     enabled: terminal !== undefined && process.stdout.isTTY === true,
     color: !!process.stdout.isTTY,
   });
-  // A permission question holds the progress line; counted, so that the REPL knows a question
-  // showed the diff its call's result would show again.
-  let questions = 0;
   const started = await startSession(options, {
     readline: terminal?.readline,
-    holdProgress: () => {
-      questions += 1;
-      return progress.hold();
-    },
+    holdProgress: progress.hold,
   });
   const { session, sessionPath, notices, controls } = started;
   for (const notice of notices) process.stderr.write(`agentloop: ${notice}\n`);
@@ -102,17 +96,7 @@ async function run(options: RunOptions): Promise<number> {
   if (terminal) {
     const color = !!process.stdout.isTTY;
     const { runRepl } = await import("./repl/repl.js");
-    const questionsAsked = () => questions;
-    return runRepl({
-      session,
-      controls,
-      terminal,
-      color,
-      sessionPath,
-      progress,
-      questionsAsked,
-      ...where,
-    });
+    return runRepl({ session, controls, terminal, color, sessionPath, progress, ...where });
   }
   return runOneShot({
     session,

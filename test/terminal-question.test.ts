@@ -1,7 +1,7 @@
 // The shape every question at the terminal has, and that a terminal asks one at a time.
 
 import { describe, expect, it } from "vitest";
-import { askQuestion, type Question } from "../src/terminal/question.js";
+import { askQuestion, type Question, questionsAsked } from "../src/terminal/question.js";
 import { openLineTerminal as terminal } from "./support/line-terminal.js";
 
 const question = (name: string): Question => ({
@@ -20,13 +20,15 @@ describe("a question at the terminal", () => {
     expect(shown()).toBe("\nAllow this?\n  what this does\n  why it is asked\n[y]es, [n]o: ");
   });
 
-  it("asks a second question only once the first is answered, and gives each its own answer", async () => {
+  it("asks a second question only once the first is answered, and counts those it showed", async () => {
     const { input, output, readline, shown } = terminal();
     const first = askQuestion({ readline, output }, question("the first"));
     const second = askQuestion({ readline, output }, question("the second"));
     expect(shown()).not.toContain("the second");
+    expect(questionsAsked(readline)).toBe(1);
     input.write("y\n");
     expect(await first).toBe("y");
+    expect(questionsAsked(readline)).toBe(2);
     input.write("n\n");
     expect(await second).toBe("n");
     readline.close();

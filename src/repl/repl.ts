@@ -10,6 +10,7 @@ import { addUsage, emptyUsage } from "../core/messages.js";
 import type { AgentSession } from "../session/agent-session.js";
 import type { Progress } from "../terminal/progress.js";
 import { createPromptInput } from "../terminal/prompt-input.js";
+import { questionsAsked } from "../terminal/question.js";
 import { createRenderer } from "../terminal/render.js";
 import { type CommandContext, parseInput } from "./commands.js";
 import { answerSummary, startLine } from "./status.js";
@@ -25,8 +26,6 @@ export interface ReplOptions {
   sessionsDirectory: string;
   /** The live line while the model thinks or a tool runs (src/terminal/progress.ts). */
   progress: Progress;
-  /** How many permission questions have been asked in this session so far. */
-  questionsAsked: () => number;
 }
 
 const DOUBLE_INTERRUPT_MS = 1500;
@@ -41,7 +40,7 @@ export function runRepl(options: ReplOptions): Promise<number> {
     progress: output,
     color: options.color,
     streamText: true,
-    changeShown: () => options.questionsAsked() > questionsBefore,
+    changeShown: () => questionsAsked(readline) > questionsBefore,
   });
   const dim = (text: string) => (options.color ? `\x1b[2m${text}\x1b[0m` : text);
   let running: AbortController | null = null;
@@ -82,7 +81,7 @@ export function runRepl(options: ReplOptions): Promise<number> {
           const outcome = work(running.signal);
           let step = await outcome.next();
           for (; !step.done; step = await outcome.next()) {
-            if (step.value.type === "tool_start") questionsBefore = options.questionsAsked();
+            if (step.value.type === "tool_start") questionsBefore = questionsAsked(readline);
             progress.onEvent(step.value);
             render(step.value);
           }

@@ -34,6 +34,12 @@ const INDENT = "  ";
  * until the first is answered. The first is asked at once, so a line already typed answers it.
  */
 const queues = new WeakMap<Interface, (() => void)[]>();
+const counts = new WeakMap<Interface, number>();
+
+/** How many questions this terminal has shown, so that what one showed is not shown again. */
+export function questionsAsked(readline: Interface): number {
+  return counts.get(readline) ?? 0;
+}
 
 export function askQuestion(terminal: QuestionTerminal, question: Question): Promise<Answer> {
   return new Promise((resolve) => {
@@ -55,6 +61,7 @@ function ask(
   question: Question,
   answered: (answer: Answer) => void,
 ): void {
+  counts.set(readline, questionsAsked(readline) + 1);
   const release = hold?.() ?? (() => {});
   const detail = question.detail.map((line) => `${INDENT}${line}\n`).join("");
   output.write(`\n${question.headline}\n${detail}`);
