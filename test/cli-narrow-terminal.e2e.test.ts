@@ -1,17 +1,17 @@
 // The REPL in a terminal 80 columns wide, read back as the screen a person sees (a terminal
-// emulator plays what the CLI wrote): lines longer than the terminal wrap, and erasing the
-// progress line leaves nothing of it behind.
+// emulator plays what the CLI wrote): notices longer than the terminal wrap, and erasing the
+// progress line, whatever it showed, leaves nothing of it behind.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeModel, freshSandbox, startFakeModel } from "./support/cli-harness.js";
-import { httpError, reply, text, toolUse } from "./support/fake-anthropic-server.js";
+import { httpError, reply, text, thinking, toolUse } from "./support/fake-anthropic-server.js";
 import { screenLines } from "./support/screen.js";
 import { openRepl } from "./support/terminal.js";
 
 const COLUMNS = 80;
 const CTRL_C = "\x03";
-/** Characters two columns wide each: a line of them is twice as wide as it is long. */
-const WIDE_REASON = "服务器当前负载过高，请稍后重试。".repeat(4);
+/** Thinking in Chinese: each character takes two columns, so its line is twice as wide as long. */
+const WIDE_THOUGHT = "先看看测试脚本在哪里，然后运行它并等待结果出来。".repeat(3);
 
 describe("the REPL in a terminal 80 columns wide", () => {
   let model: FakeModel;
@@ -20,17 +20,22 @@ describe("the REPL in a terminal 80 columns wide", () => {
   });
   afterAll(() => model.close());
 
-  it("after a long retry notice, a tool call and Ctrl-C, shows the call's header once and no stale countdown", async () => {
+  it("after long notices, wide thinking, a tool call and Ctrl-C, shows the call's header once and nothing of the live line", async () => {
     model.script([
-      httpError(529, "overloaded_error", WIDE_REASON),
-      reply(toolUse("slow", "bash", { command: "sleep 30" })),
+      httpError(529, "overloaded_error", "Overloaded: every server of this region is busy now."),
+      {
+        kind: "reply",
+        content: [thinking(WIDE_THOUGHT), toolUse("slow", "bash", { command: "sleep 30" })],
+        thinkMs: 700,
+      },
       reply(text("Stopped.")),
     ]);
     const sandbox = freshSandbox();
     const terminal = await openRepl({
       env: { ...sandbox.env, ...model.env() },
       cwd: sandbox.workspace,
-      args: ["--permission-mode", "yolo"],
+      // A model the SDK warns about as deprecated, at every request: one notice, and a long one.
+      args: ["--permission-mode", "yolo", "--model", "claude-opus-4-5"],
       columns: COLUMNS,
     });
     terminal.type("wait a while\r");
@@ -41,10 +46,12 @@ describe("the REPL in a terminal 80 columns wide", () => {
     expect(lines.filter((line) => line.includes("⏺ bash $ sleep 30"))).toEqual([
       "⏺ bash $ sleep 30",
     ]);
-    // The notice stays, once; the live countdown and timer under it were erased, every row.
+    expect(lines.filter((line) => line.includes("reaches end of life"))).toHaveLength(1);
     expect(lines.filter((line) => line.includes("overloaded (529"))).toHaveLength(1);
-    expect(lines.filter((line) => line.includes("↻ retrying in"))).toEqual([]);
-    expect(lines.filter((line) => line.includes("running…"))).toEqual([]);
+    // The live line showed a countdown, the thinking and a timer; each was erased, every row.
+    expect(terminal.output()).toContain("先看看");
+    expect(lines.filter((line) => /^↻ retrying in|thinking…|running…/.test(line))).toEqual([]);
+    expect(lines.filter((line) => line.includes("先看看"))).toEqual([]);
     expect(await terminal.exit()).toBe(0);
   });
 });
