@@ -175,7 +175,11 @@ describe("a permission question at the terminal", () => {
     expect(existsSync(join(sandbox.workspace, "made.txt"))).toBe(false);
     const messages = onlySession(sandbox).messages;
     expect(messages[2]?.content).toEqual([
-      expect.objectContaining({ tool_use_id: "t1", is_error: true }),
+      expect.objectContaining({
+        tool_use_id: "t1",
+        content: "Interrupted by the user when asked; it did not run.",
+        is_error: true,
+      }),
     ]);
     expect(messages[3]).toEqual({ role: "user", content: "what happened?" });
     expect(await timesShown(terminal, "⏺ bash $ touch made.txt")).toBe(1);

@@ -120,6 +120,15 @@ describe("ask mode", () => {
     });
   });
 
+  it("turns Ctrl-C at the question into a result saying the call was interrupted, not refused", async () => {
+    const { ask } = answering("interrupted");
+    const { check } = setup("ask", { ask });
+    expect(await check("npm install")).toEqual({
+      allowed: false,
+      reason: "Interrupted by the user when asked; it did not run.",
+    });
+  });
+
   it("remembers always in the project settings and stops asking", async () => {
     const { ask, questions } = answering("always");
     const { check, workspace } = setup("ask", { ask });

@@ -63,7 +63,8 @@ export type CallAction =
   | { kind: "files"; paths: string[] }
   | { kind: "input"; input: Record<string, unknown> };
 
-export type PermissionAnswer = "yes" | "no" | "always" | { no: string };
+/** "interrupted": the person pressed Ctrl-C instead of answering, which stops the turn. */
+export type PermissionAnswer = "yes" | "no" | "always" | "interrupted" | { no: string };
 
 export interface PermissionOptions {
   mode: PermissionMode;
@@ -126,6 +127,9 @@ export function createPermissionCheck(settings: PermissionOptions): PermissionCh
       rules: judged.rules,
     });
     if (answer === "yes") return { allowed: true };
+    if (answer === "interrupted") {
+      return { allowed: false, reason: "Interrupted by the user when asked; it did not run." };
+    }
     if (answer === "always") {
       rules.allow.push(...judged.rules);
       // The rule holds for this session even if the file cannot be written.

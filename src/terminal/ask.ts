@@ -20,8 +20,7 @@ export function terminalAsk(
 ) {
   return async (question: PermissionQuestion): Promise<PermissionAnswer> => {
     const line = await askQuestion({ readline, output, hold }, permissionQuestion(question));
-    // Ctrl-C: the turn is being interrupted, and the call does not run.
-    if (line === null) return "no";
+    if (line === null) return "interrupted";
     return parseAnswer(line, question.rules.length > 0);
   };
 }
