@@ -37,6 +37,18 @@ describe("a question at the terminal", () => {
     );
   });
 
+  it("is ended by Ctrl-C, which ends the questions waiting after it too, unasked", async () => {
+    const { output, readline, shown } = terminal();
+    const first = askQuestion({ readline, output }, question("the first"));
+    const second = askQuestion({ readline, output }, question("the second"));
+    // What readline reports when Ctrl-C is pressed at a terminal.
+    readline.emit("SIGINT");
+    expect(await first).toBeNull();
+    expect(await second).toBeNull();
+    expect(shown()).not.toContain("the second");
+    readline.close();
+  });
+
   it("holds the progress line while it is open, and gives the prompt it replaced back", async () => {
     const { input, output, readline } = terminal();
     readline.setPrompt("› ");

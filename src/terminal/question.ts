@@ -33,8 +33,14 @@ const INDENT = "  ";
  * The questions waiting at each terminal, the one being asked first: a second question waits
  * until the first is answered. The first is asked at once, so a line already typed answers it.
  */
-const queues = new WeakMap<Interface, (() => void)[]>();
+const queues = new WeakMap<Interface, Waiting[]>();
 const counts = new WeakMap<Interface, number>();
+
+interface Waiting {
+  ask(): void;
+  /** Ctrl-C at the question before: the turn is being interrupted, so this one is not asked. */
+  cancel(): void;
+}
 
 /** How many questions this terminal has shown, so that what one showed is not shown again. */
 export function questionsAsked(readline: Interface): number {
@@ -45,14 +51,15 @@ export function askQuestion(terminal: QuestionTerminal, question: Question): Pro
   return new Promise((resolve) => {
     const queue = queues.get(terminal.readline) ?? [];
     queues.set(terminal.readline, queue);
-    queue.push(() =>
-      ask(terminal, question, (answer) => {
-        queue.shift();
-        queue[0]?.();
-        resolve(answer);
-      }),
-    );
-    if (queue.length === 1) queue[0]?.();
+    const answered = (answer: Answer) => {
+      queue.shift();
+      const next = queue[0];
+      if (answer === null) for (const waiting of queue.splice(0)) waiting.cancel();
+      else next?.ask();
+      resolve(answer);
+    };
+    queue.push({ ask: () => ask(terminal, question, answered), cancel: () => resolve(null) });
+    if (queue.length === 1) queue[0]?.ask();
   });
 }
 
