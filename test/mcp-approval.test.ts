@@ -21,9 +21,9 @@ import {
   mcpApprovalsPath,
   parseMcpAnswer,
   summarize,
-  terminalMcpAsk,
 } from "../src/mcp/approval.js";
 import type { McpServerConfig, McpServerEntry } from "../src/mcp/config.js";
+import { terminalMcpAsk } from "../src/terminal/mcp-ask.js";
 import { openLineTerminal } from "./support/line-terminal.js";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "agentloop-mcp-approval-")));

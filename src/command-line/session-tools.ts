@@ -20,6 +20,7 @@ import {
 import { createRedactor, secretValues } from "../permissions/secrets.js";
 import { checkSandbox, createSandbox, type SandboxOptions } from "../sandbox.js";
 import { terminalAsk } from "../terminal/ask.js";
+import { terminalMcpAsk } from "../terminal/mcp-ask.js";
 import { type BashOptions, createBashTool } from "../tools/bash.js";
 import { createEditTool } from "../tools/edit.js";
 import { createFileReads } from "../tools/file-reads.js";
@@ -80,7 +81,7 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
     configFiles: options.mcpConfigFiles,
     env: setup.userEnv,
     mode,
-    readline: setup.readline,
+    ask: setup.readline ? terminalMcpAsk(setup.readline) : undefined,
     outputDirectory: mcpOutputs,
     onNotice: setup.onNotice,
   });

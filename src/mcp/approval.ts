@@ -5,12 +5,10 @@
 import { createHash } from "node:crypto";
 import { mkdir, realpath } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import type { Interface } from "node:readline";
 import { canonicalJson } from "../core/canonical-json.js";
 import { ConfigError } from "../core/errors.js";
 import { isRecord, projectSettingsPath, readSettings, userSettingsPath } from "../core/settings.js";
 import { stateDirectory } from "../core/state-directory.js";
-import { askQuestion, type Question } from "../terminal/question.js";
 import { writeFileAtomically } from "../tools/atomic-write.js";
 import type { McpServerConfig, McpServerEntry } from "./config.js";
 
@@ -95,35 +93,6 @@ export async function approvedServers(
     if (answer === true) approved.add(server);
   }
   return servers.filter((server) => server.source !== "project" || approved.has(server));
-}
-
-/**
- * Asks at the terminal whether a project's server may start: yes, no, or null for Ctrl-C.
- * The REPL's readline writes to stdout (src/repl/terminal.ts), and so does its question.
- */
-export function terminalMcpAsk(
-  readline: Interface,
-  output: { write(text: string): unknown } = process.stdout,
-) {
-  return async (question: McpApprovalQuestion): Promise<boolean | null> => {
-    const line = await askQuestion({ readline, output }, mcpServerQuestion(question));
-    if (line !== null) return parseMcpAnswer(line);
-    // Asked as the session starts, before the REPL hears Ctrl-C: the line is this one's to end.
-    output.write("\n");
-    return null;
-  };
-}
-
-export function mcpServerQuestion(question: McpApprovalQuestion): Question {
-  return {
-    headline: `Allow the MCP server "${question.name}" from ${question.file} to start?`,
-    detail: [
-      question.summary,
-      "It would run with your permissions.",
-      "The answer is remembered until its definition changes.",
-    ],
-    choices: "[y]es, [n]o:",
-  };
 }
 
 export function parseMcpAnswer(line: string): boolean {

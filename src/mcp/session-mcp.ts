@@ -1,10 +1,9 @@
 // A session's MCP servers: read from .mcp.json, the user's settings and --mcp-config, the
 // repository's own servers approved first (asked at the terminal in ask mode), then started.
 
-import type { Interface } from "node:readline";
 import { ConfigError } from "../core/errors.js";
 import type { PermissionMode } from "../permissions/policy.js";
-import { approvedServers, terminalMcpAsk } from "./approval.js";
+import { approvedServers, type McpApprovalContext } from "./approval.js";
 import { loadMcpServers } from "./config.js";
 import type { McpConnections } from "./connections.js";
 
@@ -14,7 +13,8 @@ export interface SessionMcp {
   /** The real environment: where the user's settings and approvals are. */
   env: NodeJS.ProcessEnv;
   mode: PermissionMode;
-  readline: Interface | undefined;
+  /** Asks the person at the terminal (src/terminal/mcp-ask.ts); absent when there is none. */
+  ask: McpApprovalContext["ask"];
   /** Where outputs too long for the model are saved. */
   outputDirectory: string;
   onNotice: (sentence: string) => void;
@@ -26,11 +26,10 @@ export async function startSessionMcp(setup: SessionMcp): Promise<McpConnections
     env: setup.env,
     configFiles: setup.configFiles,
   });
-  const canAsk = setup.mode === "ask" && setup.readline !== undefined;
   const approved = await approvedServers(servers, {
     workspace: setup.workspace,
     env: setup.env,
-    ask: canAsk && setup.readline ? terminalMcpAsk(setup.readline) : undefined,
+    ask: setup.mode === "ask" ? setup.ask : undefined,
     onNotice: setup.onNotice,
   });
   if (approved.length === 0) return noServers;
