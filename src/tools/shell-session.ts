@@ -32,6 +32,8 @@ export interface PreparedCall {
 
 /** The variable that tells the startup file where this command records its last directory. */
 const CWD_FILE_VARIABLE = "AGENTLOOP_CWD_FILE";
+/** Where the startup file builds the trap, before it unsets it. */
+const TRAP_VARIABLE = "AGENTLOOP_TRAP";
 
 export class ShellSession {
   private readonly root: string;
@@ -92,7 +94,8 @@ export class ShellSession {
    * stdout so both arrive in order, and records the final directory on exit, also after
    * `exit N` or a failing command, below the command's marker: a record left by an earlier
    * command, when this one was killed or replaced the trap, is then told apart. Both are
-   * quoted into the trap when it is set, with bash's own @Q, so the command cannot change them.
+   * quoted into the trap when it is set, with `printf %q` (bash 3.2, macOS's /bin/bash, has it;
+   * `\${var@Q}` needs bash 4.4), so the command cannot change them.
    */
   private startup(dir: string): string {
     if (this.startupFile) return this.startupFile;
@@ -100,8 +103,9 @@ export class ShellSession {
     writeFileSync(
       path,
       [
-        `trap "{ builtin echo \${${JOB_MARKER_VARIABLE}@Q}; builtin pwd; } >| \${${CWD_FILE_VARIABLE}@Q} 2>/dev/null" EXIT`,
-        `unset BASH_ENV ${CWD_FILE_VARIABLE}`,
+        `builtin printf -v ${TRAP_VARIABLE} '{ builtin echo %q; builtin pwd; } >| %q 2>/dev/null' "$${JOB_MARKER_VARIABLE}" "$${CWD_FILE_VARIABLE}"`,
+        `trap "$${TRAP_VARIABLE}" EXIT`,
+        `unset ${TRAP_VARIABLE} BASH_ENV ${CWD_FILE_VARIABLE}`,
         "exec 2>&1",
         "",
       ].join("\n"),
