@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createSandbox } from "../src/sandbox.js";
+import { createSandbox } from "../src/sandbox/select.js";
 import { WARM_COMMAND_MAX_BYTES } from "../src/tools/warm-shell.js";
 import { type BashTool, bashTool, isAlive, pgrep, run, workspace } from "./support/bash-harness.js";
 

@@ -16,7 +16,7 @@ import {
   parsePermissionMode,
   sandboxFor,
 } from "../src/permissions/policy.js";
-import { createSandbox } from "../src/sandbox.js";
+import { createSandbox } from "../src/sandbox/select.js";
 import { createBashTool } from "../src/tools/bash.js";
 import type { Tool } from "../src/tools/tool.js";
 import { runWrapped } from "./support/run-wrapped.js";

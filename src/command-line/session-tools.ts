@@ -18,7 +18,8 @@ import {
   sandboxFor,
 } from "../permissions/policy.js";
 import { createRedactor, secretValues } from "../permissions/secrets.js";
-import { checkSandbox, createSandbox, type SandboxOptions } from "../sandbox.js";
+import type { SandboxOptions } from "../sandbox/sandbox.js";
+import { checkSandbox, createSandbox } from "../sandbox/select.js";
 import { terminalAsk } from "../terminal/ask.js";
 import { type BashOptions, createBashTool } from "../tools/bash.js";
 import { createEditTool } from "../tools/edit.js";
