@@ -31,6 +31,8 @@ export const procTable: ProcessTable = {
   },
   running: (pids) => pids.filter((pid) => readStat(pid)?.exited === false),
   startTimeOf: (pid) => readStat(pid)?.startTime,
+  // grep -z reads NUL-separated entries, so ^ anchors at the start of each.
+  shellListingOfMarked: `grep -l -z -e "^$1=$2" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3`,
 };
 
 function* everyProcess(): Generator<ProcessInfo> {

@@ -28,6 +28,12 @@ export interface ProcessTable {
   running(pids: readonly number[]): number[];
   /** The start time of a process, for `startedSince`; undefined if the table keeps none. */
   startTimeOf(pid: number): number | undefined;
+  /**
+   * A POSIX shell command that prints, one a line, the PIDs of the processes whose environment
+   * has an entry starting with "$1=$2": how the reaper (reaper.ts) finds them once agentloop,
+   * and this code with it, is gone. Nothing in its own command line may match.
+   */
+  shellListingOfMarked: string;
 }
 
 /** One row of a listing of every process. */

@@ -67,6 +67,11 @@ export function findProcesses(selector: ProcessSelector): number[] {
   return table().find(query);
 }
 
+/** See `ProcessTable.shellListingOfMarked`. */
+export function shellListingOfMarked(): string {
+  return table().shellListingOfMarked;
+}
+
 /**
  * Ends the selected processes: SIGTERM to let them clean up, then SIGKILL for whatever is
  * still there after `graceMs`, repeated until none is left (a process may fork while dying).

@@ -46,6 +46,8 @@ export const psTable: ProcessTable = {
     return [...rows(listing)].filter((row) => !row.exited).map((row) => row.pid);
   },
   startTimeOf: () => undefined,
+  // The name and the value are joined inside awk, so awk's own command line never matches.
+  shellListingOfMarked: `ps -A -ww -o pid= -o args= ${ENVIRONMENT_OPTION} | awk -v name="$1" -v value="$2" 'index($0, " " name "=" value) { print $1 }'`,
 };
 
 const SPACE = 0x20;
