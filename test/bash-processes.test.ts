@@ -47,6 +47,14 @@ setsid sh -c '${daemon.command} >/dev/null 2>&1 &'`,
     expect(pids.filter(isAlive)).toEqual([]);
   });
 
+  it("ends what a command left running when its shell exits, for a sandbox that cannot (Seatbelt)", async () => {
+    const tool = bashTool({ endLeftovers: true });
+    const [plain, daemon] = [uniqueSleep(), uniqueSleep()];
+    const result = await run(tool, `${plain.command} & setsid ${daemon.command} & echo started`);
+    expect(result.content).toBe("started\n[exit code 0]");
+    expect([...pgrep(plain.pattern), ...pgrep(daemon.pattern)]).toEqual([]);
+  });
+
   it("kills a whole tree of grandchildren on timeout, daemons and all", async () => {
     const tool = bashTool();
     const sleeper = uniqueSleep();

@@ -25,6 +25,11 @@ describe("the sandbox of each platform", () => {
     );
   });
 
+  it("on macOS leaves the ending of a command's leftovers to the bash tool: no PID namespace", () => {
+    expect(createSandbox(options(), "linux").endsLeftovers).toBe(true);
+    expect(createSandbox(options(), "darwin").endsLeftovers).toBe(false);
+  });
+
   it("is refused on any other system, in one sentence with the way out", async () => {
     expect(await checkSandbox(options(), "win32")).toEqual({
       ok: false,

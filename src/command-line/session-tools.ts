@@ -106,7 +106,9 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
     throw error;
   }
   if (sandbox) {
-    bashOptions.wrap = createSandbox(sandbox).wrap;
+    const { wrap, endsLeftovers } = createSandbox(sandbox);
+    bashOptions.wrap = wrap;
+    bashOptions.endLeftovers = !endsLeftovers;
     bashOptions.tempDir = scratch;
   }
   const reads = createFileReads();

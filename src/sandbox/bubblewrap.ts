@@ -83,6 +83,7 @@ export function createBubblewrapSandbox(options: SandboxOptions): Sandbox {
   }
 
   return {
+    endsLeftovers: true,
     wrap(argv, { cwd }) {
       return [
         bwrap,

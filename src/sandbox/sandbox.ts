@@ -24,6 +24,11 @@ export interface SandboxOptions {
 export interface Sandbox {
   /** Turns the argv of a command into the argv that runs it inside the sandbox. */
   wrap(argv: string[], context: { cwd: string }): string[];
+  /**
+   * Whether every process of a command ends with its shell (bubblewrap's PID namespace); if
+   * not (Seatbelt), the bash tool ends what the command left running when its shell exits.
+   */
+  endsLeftovers: boolean;
 }
 
 /**

@@ -6,7 +6,8 @@
 // own: every path is a parameter (-D), so nothing in a path can change the profile, and each is
 // given in the form the kernel matches, links resolved (/private/tmp, not /tmp).
 //
-// Seatbelt has no PID namespace: processes a command leaves behind are found by its marker.
+// Seatbelt has no PID namespace: what a command leaves running is found by its marker and ended
+// when its shell exits (`endsLeftovers`), and by the session's reaper if agentloop is killed.
 
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -119,6 +120,7 @@ export function createSeatbeltSandbox(options: SandboxOptions): Sandbox {
   const sandboxExec = options.sandboxExec ?? "/usr/bin/sandbox-exec";
   const home = options.home ?? homedir();
   return {
+    endsLeftovers: false,
     wrap(argv) {
       // Resolved at every command: a link made since the last one is followed.
       const scratch = realTarget(options.tmpDir);
