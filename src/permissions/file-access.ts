@@ -4,7 +4,6 @@
 // credentials; changing a file is asked about (or, in auto mode, allowed) inside the workspace
 // and the temp directories, and always needs a person anywhere else.
 
-import { tmpdir } from "node:os";
 import { isAbsolute, join, relative } from "node:path";
 import { resolveToolPath } from "../core/tool-path.js";
 import { HIDDEN_FROM_COMMANDS } from "../sandbox/hidden-paths.js";
@@ -16,8 +15,10 @@ import { type PermissionRules, ruleForTool, toolRule } from "./rules.js";
 export interface FileAccessContext {
   workspace: string;
   home: string;
-  /** Directories outside the workspace that may be changed freely (temp directories). */
+  /** Directories outside the workspace that may be changed freely (the sandbox's). */
   scratch: string[];
+  /** The system's temp directories, changed as freely where commands may change them too. */
+  temporary: string[];
   rules: PermissionRules;
 }
 
@@ -43,7 +44,7 @@ export function judgeFileAccess(
       return { verdict: "deny", reason: `${toolName} matches the deny rule "${denied}"` };
     }
     if (!change) continue;
-    writable ??= [context.workspace, tmpdir(), ...context.scratch].map(realTarget);
+    writable ??= [context.workspace, ...context.temporary, ...context.scratch].map(realTarget);
     if (!writable.some((root) => within(root, target))) {
       const reason = `${toolName} would change ${shown}, outside the workspace`;
       return { verdict: "ask", reason, flagged: true, rules: [] };
