@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { bashTool, isAlive, pgrep, run, uniqueSleep } from "./support/bash-harness.js";
+import { bashTool, pgrep, run, uniqueSleep } from "./support/bash-harness.js";
+import { isAlive } from "./support/processes.js";
 
 function backgroundPids(content: string): number[] {
   const listed = /still running in the background: PID ([\d, ]+);/.exec(content)?.[1] ?? "";

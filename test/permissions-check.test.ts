@@ -181,7 +181,8 @@ describe("auto mode", () => {
       tmpDir: mkdtempSync(join(tmpdir(), "agentloop-tmp-")),
     });
     const run = await runWrapped(sandbox, command, workspace);
-    expect(run.output).toContain("Read-only file system");
+    // bubblewrap's read-only mount, or Seatbelt's denial.
+    expect(run.output).toMatch(/Read-only file system|Operation not permitted/);
     expect(existsSync(join(outside, "file.txt"))).toBe(false);
     rmSync(outside, { recursive: true });
   });

@@ -35,7 +35,7 @@ function options(overrides: Partial<SandboxOptions> = {}): SandboxOptions {
   };
 }
 
-describe("the bubblewrap sandbox", () => {
+describe.runIf(process.platform === "linux")("the bubblewrap sandbox", () => {
   let server: Server;
   let port = 0;
 
