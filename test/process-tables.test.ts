@@ -62,7 +62,8 @@ const trees: [string, string, number][] = [
   ["a setsid daemon", "setsid sleep 300 & echo $!; wait", 1],
   [
     "a double fork into a new session, re-parented away",
-    "setsid bash -c 'sleep 300 & echo $!' & wait; exec sleep 300",
+    // Printed once the middle process has exited, so that both tables see the same tree.
+    "pid=$(setsid bash -c 'sleep 300 >/dev/null & echo $!'); echo $pid; exec sleep 300",
     1,
   ],
   [
