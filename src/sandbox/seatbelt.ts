@@ -91,7 +91,8 @@ export function seatbeltProfile(input: SeatbeltInput): SeatbeltProfile {
     "",
     "; Writing: the scratch directory (TMPDIR) and, unless read-only, the workspace.",
     `(allow file-write* ${writable.join(" ")})`,
-    '(allow file-write-data (literal "/dev/null") (literal "/dev/zero"))',
+    "; The devices a shell writes to: `> /dev/null`, `>&2` spelled `> /dev/stderr`.",
+    '(allow file-write-data (literal "/dev/null") (literal "/dev/zero") (literal "/dev/stdout") (literal "/dev/stderr") (subpath "/dev/fd"))',
   ];
   if (input.allowNetwork) {
     const sockets = input.sockets.map((path, i) => `(subpath ${parameter(`SOCKET_${i}`, path)})`);
