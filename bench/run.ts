@@ -13,6 +13,7 @@ import { localModelBenchmark } from "./local-model.js";
 import { loopOverheadBenchmark } from "./loop-overhead.js";
 import { openAIProtocolsBenchmark } from "./openai-protocols.js";
 import { permissionsBenchmark } from "./permissions.js";
+import { processTableBenchmark } from "./process-table.js";
 import { type Benchmark, meetsTarget, printFigures } from "./report.js";
 import { sessionAppendBenchmark } from "./session-append.js";
 import { viewerBenchmark } from "./viewer.js";
@@ -27,6 +28,7 @@ const benchmarks: Benchmark[] = [
   cliBenchmark,
   openAIProtocolsBenchmark,
   bashOutputBenchmark,
+  processTableBenchmark,
   compactionBenchmark,
   batchBenchmark,
   localModelBenchmark,

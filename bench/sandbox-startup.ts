@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createSandbox } from "../src/sandbox.js";
+import { createSandbox } from "../src/sandbox/select.js";
 import { median } from "./report.js";
 
 const RUNS = 30;

@@ -70,7 +70,8 @@ export {
   type ThinkingMode,
   type ThinkingOptions,
 } from "./providers/thinking-options.js";
-export { checkSandbox, createSandbox, type SandboxOptions } from "./sandbox.js";
+export type { SandboxOptions } from "./sandbox/sandbox.js";
+export { checkSandbox, createSandbox } from "./sandbox/select.js";
 export {
   type AgentSession,
   type AgentSessionOptions,

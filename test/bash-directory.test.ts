@@ -18,19 +18,24 @@ describe("the bash tool keeps the working directory between calls", () => {
     expect((await run(tool, "basename $PWD")).content).toBe("sub\n[exit code 0]");
   });
 
-  it("keeps it when the tool's own files live under a path with quotes and spaces", async () => {
-    const tempDir = join(workspace(), "it's a $dir `x`");
+  it.each([
+    ["quotes and spaces", "it's a $dir `x`"],
+    ["a newline, a tab and a backslash", "line\nbreak\ttab \\ end"],
+    ["a double quote, a glob and a semicolon", 'say "hi"; rm *'],
+  ])("keeps it when the tool's own files live under a path with %s", async (_, name) => {
+    const tempDir = join(workspace(), name);
     mkdirSync(tempDir);
     const tool = bashTool({ tempDir });
     await run(tool, "mkdir sub && cd sub");
     expect((await run(tool, "basename $PWD")).content).toBe("sub\n[exit code 0]");
   });
 
-  it("leaves nothing of its own in the command's environment", async () => {
+  it("leaves nothing of its own in the command's environment or shell", async () => {
     const tool = bashTool();
     expect((await run(tool, "env | grep -c -e ^BASH_ENV= -e ^AGENTLOOP_CWD_FILE=")).content).toBe(
       "0\n[exit code 1]",
     );
+    expect((await run(tool, "declare -p AGENTLOOP_TRAP")).isError).toBe(true);
   });
 
   it("does not mention the directory when it did not change", async () => {

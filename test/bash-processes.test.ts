@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { bashTool, isAlive, pgrep, run, uniqueSleep } from "./support/bash-harness.js";
+import { bashTool, pgrep, run, uniqueSleep } from "./support/bash-harness.js";
+import { isAlive } from "./support/processes.js";
 
 function backgroundPids(content: string): number[] {
   const listed = /still running in the background: PID ([\d, ]+);/.exec(content)?.[1] ?? "";
@@ -45,6 +46,14 @@ setsid sh -c '${daemon.command} >/dev/null 2>&1 &'`,
     expect(backgroundPids(result.content).sort()).toEqual(expect.arrayContaining(pids.sort()));
     await tool.dispose?.();
     expect(pids.filter(isAlive)).toEqual([]);
+  });
+
+  it("ends what a command left running when its shell exits, for a sandbox that cannot (Seatbelt)", async () => {
+    const tool = bashTool({ endLeftovers: true });
+    const [plain, daemon] = [uniqueSleep(), uniqueSleep()];
+    const result = await run(tool, `${plain.command} & setsid ${daemon.command} & echo started`);
+    expect(result.content).toBe("started\n[exit code 0]");
+    expect([...pgrep(plain.pattern), ...pgrep(daemon.pattern)]).toEqual([]);
   });
 
   it("kills a whole tree of grandchildren on timeout, daemons and all", async () => {

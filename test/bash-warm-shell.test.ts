@@ -1,9 +1,11 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createSandbox } from "../src/sandbox.js";
+import { createSandbox } from "../src/sandbox/select.js";
 import { WARM_COMMAND_MAX_BYTES } from "../src/tools/warm-shell.js";
-import { type BashTool, bashTool, isAlive, pgrep, run, workspace } from "./support/bash-harness.js";
+import { type BashTool, bashTool, pgrep, run, workspace } from "./support/bash-harness.js";
+import { isAlive } from "./support/processes.js";
 
 /**
  * The process started for the tool's next command, waiting for its input: bash, or what wraps
@@ -18,13 +20,10 @@ async function waitingShell(program = "bash"): Promise<number> {
   return waiting[0] as number;
 }
 
+/** From ps, which Linux and macOS both have. */
 function parentOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-  } catch {
-    return undefined;
-  }
+  const parent = spawnSync("ps", ["-o", "ppid=", "-p", `${pid}`], { encoding: "utf8" }).stdout;
+  return parent.trim() === "" ? undefined : Number(parent);
 }
 
 /** A process's start time in clock ticks (1/100 s) since boot, from its /proc/PID/stat. */
@@ -101,21 +100,31 @@ describe("the bash tool starts the shell for the next command before it is asked
     await eventually(() => !isAlive(pid));
   });
 
-  it("does so inside bubblewrap, the real sandbox", async () => {
-    const root = workspace();
-    const tmpDir = workspace();
-    const sandbox = createSandbox({ workspace: root, writable: true, allowNetwork: false, tmpDir });
-    const tool = bashTool({ cwd: root, wrap: sandbox.wrap, tempDir: tmpDir });
-    const cold = await run(tool, PROBE);
-    const waiting = startTicks(readFileSync(`/proc/${await waitingShell("bwrap")}/stat`, "latin1"));
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    const sandboxed = "touch /etc/agentloop-probe 2>/dev/null || echo read-only";
-    const warm = await run(tool, `${PROBE}\n${sandboxed}\ncat /proc/1/stat`);
-    // The sandbox's first process started with the waiting one, not 600 ms later with the command.
-    const [probe, initStat] = warm.content.split(/\n(?=1 \(bwrap\))/);
-    expect(startTicks(initStat as string) - waiting).toBeLessThan(30);
-    expect(`${probe}\n`).toBe(cold.content.replace("[exit code 0]", "read-only\n"));
-  });
+  it.runIf(process.platform === "linux")(
+    "does so inside bubblewrap, the real sandbox",
+    async () => {
+      const root = workspace();
+      const tmpDir = workspace();
+      const sandbox = createSandbox({
+        workspace: root,
+        writable: true,
+        allowNetwork: false,
+        tmpDir,
+      });
+      const tool = bashTool({ cwd: root, wrap: sandbox.wrap, tempDir: tmpDir });
+      const cold = await run(tool, PROBE);
+      const waiting = startTicks(
+        readFileSync(`/proc/${await waitingShell("bwrap")}/stat`, "latin1"),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      const sandboxed = "touch /etc/agentloop-probe 2>/dev/null || echo read-only";
+      const warm = await run(tool, `${PROBE}\n${sandboxed}\ncat /proc/1/stat`);
+      // The sandbox's first process started with the waiting one, not 600 ms later with the command.
+      const [probe, initStat] = warm.content.split(/\n(?=1 \(bwrap\))/);
+      expect(startTicks(initStat as string) - waiting).toBeLessThan(30);
+      expect(`${probe}\n`).toBe(cold.content.replace("[exit code 0]", "read-only\n"));
+    },
+  );
 
   it("keeps the exit status and the signal that ended the command", async () => {
     const tool = bashTool();

@@ -16,13 +16,8 @@ import {
   startFakeModel,
 } from "./support/cli-harness.js";
 import { reply, text, toolUse } from "./support/fake-anthropic-server.js";
-import {
-  isAlive,
-  processesRunning,
-  scratch,
-  startHttpServer,
-  TEST_SERVER,
-} from "./support/mcp-servers.js";
+import { processesRunning, scratch, startHttpServer, TEST_SERVER } from "./support/mcp-servers.js";
+import { isAlive } from "./support/processes.js";
 import { openTerminal, type Terminal } from "./support/terminal.js";
 
 interface ToolResult {

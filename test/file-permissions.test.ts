@@ -55,13 +55,18 @@ function call(path: string): ToolUseBlock {
 
 type Outcome = "runs" | "asks" | "refused" | "denied";
 
-async function outcome(mode: PermissionMode, tool: Tool, path: string): Promise<Outcome> {
+async function outcome(
+  mode: PermissionMode,
+  tool: Tool,
+  path: string,
+  platform: NodeJS.Platform = "linux",
+): Promise<Outcome> {
   const questions: PermissionQuestion[] = [];
   const ask = async (question: PermissionQuestion): Promise<PermissionAnswer> => {
     questions.push(question);
     return "yes";
   };
-  const check = createPermissionCheck({ mode, workspace, home, rules: noRules(), ask });
+  const check = createPermissionCheck({ mode, workspace, home, rules: noRules(), ask, platform });
   const result = await check(call(path), tool);
   if (questions.length > 0) return "asks";
   if (result.allowed) return "runs";
@@ -150,6 +155,18 @@ describe("file tools under each permission mode", () => {
       yolo: await outcome("yolo", tool, path),
     }).toEqual({ ask, auto, "read-only": readOnly, yolo });
   });
+
+  it.each([
+    ["the system's temp directory", join(tmpdir(), "agentloop-scratch.txt")],
+    ["/tmp", "/tmp/agentloop-scratch.txt"],
+  ])(
+    "on macOS, where Seatbelt leaves %s unwritable, do not change it freely either",
+    async (_, path) => {
+      expect(await outcome("auto", write, path, "darwin")).toBe("refused");
+      expect(await outcome("auto", write, path, "linux")).toBe("runs");
+      expect(await outcome("yolo", write, path, "darwin")).toBe("runs");
+    },
+  );
 
   it("asks with the diff, names the link's real target, and offers 'always' only inside", async () => {
     const questions: PermissionQuestion[] = [];

@@ -13,13 +13,13 @@ import { createToolbox } from "../src/tools/toolbox.js";
 import { drain } from "./support/drain.js";
 import {
   entry,
-  isAlive,
   processesRunning,
   refusingUrl,
   scratch,
   startHttpServer,
   stdioServer,
 } from "./support/mcp-servers.js";
+import { isAlive } from "./support/processes.js";
 import { type Script, scriptedProvider, text } from "./support/scripted-provider.js";
 
 const opened: McpConnections[] = [];

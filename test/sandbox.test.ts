@@ -1,3 +1,4 @@
+import { execFileSync, spawnSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -11,7 +12,8 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkSandbox, createSandbox, type SandboxOptions } from "../src/sandbox.js";
+import type { SandboxOptions } from "../src/sandbox/sandbox.js";
+import { checkSandbox, createSandbox } from "../src/sandbox/select.js";
 import { runWrapped } from "./support/run-wrapped.js";
 
 // The fake home lives outside /tmp: the sandbox replaces /tmp, which would hide it for the
@@ -33,7 +35,7 @@ function options(overrides: Partial<SandboxOptions> = {}): SandboxOptions {
   };
 }
 
-describe("the bubblewrap sandbox", () => {
+describe.runIf(process.platform === "linux")("the bubblewrap sandbox", () => {
   let server: Server;
   let port = 0;
 
@@ -47,16 +49,49 @@ describe("the bubblewrap sandbox", () => {
     rmSync(fakeHome, { recursive: true, force: true });
   });
 
-  it("starts here", async () => {
-    expect(await checkSandbox(options())).toEqual({ ok: true });
+  it("starts here, naming --disable-userns where this bubblewrap has it", async () => {
+    const has = execFileSync("bwrap", ["--help"], { encoding: "utf8" }).includes(
+      "--disable-userns",
+    );
+    expect(await checkSandbox(options())).toEqual({
+      ok: true,
+      features: has ? ["--disable-userns"] : [],
+    });
   });
 
   it("says why and what to do when bubblewrap is missing", async () => {
     const check = await checkSandbox(options({ bwrap: "/nonexistent/bwrap" }));
     expect(check).toEqual({
       ok: false,
-      reason: expect.stringMatching(/not installed.*Install bubblewrap.*--permission-mode/),
+      reason:
+        "The sandbox cannot start (/nonexistent/bwrap is not installed). Install bubblewrap (for example `apt-get install bubblewrap`), or choose another mode with --permission-mode ask or --dangerously-skip-permissions.",
     });
+  });
+
+  it("keeps a command from making a user namespace of its own, where bubblewrap can", async (context) => {
+    const opts = options();
+    const check = await checkSandbox(opts);
+    // Only meaningful where this bubblewrap can forbid it and the host itself allows it.
+    const hostAllows = spawnSync("unshare", ["-U", "true"]).status === 0;
+    if (!check.ok || !check.features.includes("--disable-userns") || !hostAllows) context.skip();
+    const run = await runWrapped(createSandbox(opts), "unshare -U true", opts.workspace);
+    expect(run.code).not.toBe(0);
+    expect(run.output).toContain("unshare failed");
+  });
+
+  it("leaves --disable-userns out for a bubblewrap that does not have it", async () => {
+    const older = join(mkdtempSync(join(tmpdir(), "agentloop-old-bwrap-")), "bwrap");
+    // The real bubblewrap, but with a --help of a version before 0.8.
+    writeFileSync(
+      older,
+      '#!/bin/sh\nif [ "$1" = --help ]; then echo "    --unshare-user  Create new user namespace"; exit 0; fi\nexec bwrap "$@"\n',
+      { mode: 0o755 },
+    );
+    const opts = options({ bwrap: older });
+    expect(await checkSandbox(opts)).toEqual({ ok: true, features: [] });
+    expect(createSandbox(opts).wrap(["true"], { cwd: opts.workspace })).not.toContain(
+      "--disable-userns",
+    );
   });
 
   it("lets a command write inside the workspace", async () => {

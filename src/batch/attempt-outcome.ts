@@ -6,7 +6,7 @@
 import type { RunResult } from "../command-line/headless.js";
 import { type LoopEvent, requestUsage } from "../core/events.js";
 import { addUsage, emptyUsage, type Usage } from "../core/messages.js";
-import { SANDBOX_CANNOT_START } from "../sandbox.js";
+import { SANDBOX_CANNOT_START } from "../sandbox/sandbox.js";
 import { costOf } from "../session/cost.js";
 import type { GroupRun } from "./group-process.js";
 import type { TaskErrorKind, TaskResult, TaskStatus } from "./task-result.js";

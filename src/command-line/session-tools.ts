@@ -18,7 +18,8 @@ import {
   sandboxFor,
 } from "../permissions/policy.js";
 import { createRedactor, secretValues } from "../permissions/secrets.js";
-import { checkSandbox, createSandbox, type SandboxOptions } from "../sandbox.js";
+import type { SandboxOptions } from "../sandbox/sandbox.js";
+import { checkSandbox, createSandbox } from "../sandbox/select.js";
 import { terminalAsk } from "../terminal/ask.js";
 import { terminalMcpAsk } from "../terminal/mcp-ask.js";
 import { type BashOptions, createBashTool } from "../tools/bash.js";
@@ -106,7 +107,9 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
     throw error;
   }
   if (sandbox) {
-    bashOptions.wrap = createSandbox(sandbox).wrap;
+    const { wrap, endsLeftovers } = createSandbox(sandbox);
+    bashOptions.wrap = wrap;
+    bashOptions.endLeftovers = !endsLeftovers;
     bashOptions.tempDir = scratch;
   }
   const reads = createFileReads();

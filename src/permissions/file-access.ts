@@ -4,11 +4,10 @@
 // credentials; changing a file is asked about (or, in auto mode, allowed) inside the workspace
 // and the temp directories, and always needs a person anywhere else.
 
-import { readlinkSync, realpathSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { isAbsolute, join, relative } from "node:path";
 import { resolveToolPath } from "../core/tool-path.js";
-import { HIDDEN_FROM_COMMANDS } from "../sandbox.js";
+import { HIDDEN_FROM_COMMANDS } from "../sandbox/hidden-paths.js";
+import { realTarget } from "../sandbox/real-path.js";
 import type { FileAccess } from "../tools/tool.js";
 import type { Decision } from "./classify.js";
 import { type PermissionRules, ruleForTool, toolRule } from "./rules.js";
@@ -16,8 +15,10 @@ import { type PermissionRules, ruleForTool, toolRule } from "./rules.js";
 export interface FileAccessContext {
   workspace: string;
   home: string;
-  /** Directories outside the workspace that may be changed freely (temp directories). */
+  /** Directories outside the workspace that may be changed freely (the sandbox's). */
   scratch: string[];
+  /** The system's temp directories, changed as freely where commands may change them too. */
+  temporary: string[];
   rules: PermissionRules;
 }
 
@@ -43,7 +44,7 @@ export function judgeFileAccess(
       return { verdict: "deny", reason: `${toolName} matches the deny rule "${denied}"` };
     }
     if (!change) continue;
-    writable ??= [context.workspace, tmpdir(), ...context.scratch].map(realTarget);
+    writable ??= [context.workspace, ...context.temporary, ...context.scratch].map(realTarget);
     if (!writable.some((root) => within(root, target))) {
       const reason = `${toolName} would change ${shown}, outside the workspace`;
       return { verdict: "ask", reason, flagged: true, rules: [] };
@@ -69,31 +70,6 @@ export function judgeFileAccess(
     rules: [rule],
   };
 }
-
-/**
- * The path with every symbolic link resolved: its own if it exists, else its nearest existing
- * ancestor's, with the rest appended (a new file is judged by the directory it lands in).
- */
-export function realTarget(path: string, links = 0): string {
-  const absolute = resolve(path);
-  try {
-    return realpathSync(absolute);
-  } catch {
-    // Missing, or a link to something missing: a write would create what the link names.
-  }
-  if (links < MAX_LINKS) {
-    try {
-      return realTarget(resolve(dirname(absolute), readlinkSync(absolute)), links + 1);
-    } catch {
-      // Not a link.
-    }
-  }
-  const parent = dirname(absolute);
-  return parent === absolute ? absolute : join(realTarget(parent, links), basename(absolute));
-}
-
-/** As many links in a row as Linux follows before it gives up (ELOOP). */
-const MAX_LINKS = 40;
 
 function within(root: string, path: string): boolean {
   const rel = relative(root, path);

@@ -5,7 +5,7 @@
 //   read-only  like auto, in a sandbox where nothing is writable
 //   yolo       no sandbox, no questions; only the deny rules and the built-in deny list hold
 
-import { homedir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { ConfigError } from "../core/errors.js";
 import type { ToolUseBlock } from "../core/messages.js";
 import { initShellParser, isShellParserReady } from "../shell/parse.js";
@@ -76,15 +76,22 @@ export interface PermissionOptions {
   home?: string;
   /** Directories outside the workspace that commands may change (the sandbox's temp dir). */
   scratch?: string[];
+  /** The platform whose sandbox the temp directories follow; default process.platform. */
+  platform?: NodeJS.Platform;
 }
 
 type Outcome = { allowed: true } | { allowed: false; reason: string };
 
 export function createPermissionCheck(settings: PermissionOptions): PermissionCheck {
   const { mode, rules } = settings;
-  // Inside the sandbox /tmp is private to agentloop, so deleting there harms nothing.
-  const scratch = [...(settings.scratch ?? []), ...(sandboxFor(mode) ? ["/tmp"] : [])];
-  const options = { ...settings, scratch };
+  // Inside bubblewrap /tmp is private to agentloop, so deleting there harms nothing. Seatbelt
+  // (macOS) leaves the host's /tmp and $TMPDIR in place, unwritable: there the scratch
+  // directory, the commands' TMPDIR, is the only one, for the file tools too.
+  const seatbelt =
+    sandboxFor(mode) !== null && (settings.platform ?? process.platform) === "darwin";
+  const privateTmp = sandboxFor(mode) !== null && !seatbelt;
+  const scratch = [...(settings.scratch ?? []), ...(privateTmp ? ["/tmp"] : [])];
+  const options = { ...settings, scratch, temporary: seatbelt ? [] : [tmpdir()] };
   return async (call, tool) => {
     const judged = await judge(call, tool, options);
     if (judged.verdict === "allow") return { allowed: true };
@@ -156,11 +163,10 @@ function refuseOrSandbox(
   };
 }
 
-async function judge(
-  call: ToolUseBlock,
-  tool: Tool,
-  options: PermissionOptions,
-): Promise<Decision> {
+/** The options, with the temp directories the file tools may change besides the scratch ones. */
+type JudgeOptions = PermissionOptions & { temporary: string[] };
+
+async function judge(call: ToolUseBlock, tool: Tool, options: JudgeOptions): Promise<Decision> {
   const command = commandOf(call, tool);
   if (command !== null) {
     await initShellParser();

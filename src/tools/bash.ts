@@ -32,6 +32,11 @@ export interface BashOptions {
    * `tempDir` at the same path: the directory tracking uses a file there.
    */
   wrap?: Wrap;
+  /**
+   * Ends what a command leaves running as soon as its shell exits, for a sandbox that cannot
+   * (Seatbelt: no PID namespace), so that nothing runs outside a command's own time there.
+   */
+  endLeftovers?: boolean;
   /** Where the tool keeps its files (full outputs, the working-directory record); default os.tmpdir(). */
   tempDir?: string;
   /** Applied to the text sent to the model (e.g. to hide secrets a command printed). */
@@ -108,6 +113,7 @@ export async function runBash(
     env: call.env,
     marker: call.marker,
     started: prestarted?.started,
+    endLeftovers: options.endLeftovers ?? false,
     timeoutMs: timeoutSeconds * 1000,
     signal,
     onOutput: (chunk, source) => capture.write(chunk, source),

@@ -49,6 +49,8 @@ export interface ShellProcessOptions {
   marker: string;
   /** Started already for this command (a warm shell, see warm-shell.ts): argv is not spawned. */
   started?: StartedShell;
+  /** Ends the processes the command leaves running instead of reporting them. */
+  endLeftovers: boolean;
   timeoutMs: number;
   signal: AbortSignal;
   onOutput(chunk: Buffer, source: OutputSource): void;
@@ -132,7 +134,11 @@ export async function runShellProcess(options: ShellProcessOptions): Promise<She
   await drain(streams.map(([stream]) => stream));
   capturing = false;
   // A program that did not start has started nothing either.
-  const backgroundPids = stopReason || child.pid === undefined ? [] : findProcesses(selector);
+  let backgroundPids = stopReason || child.pid === undefined ? [] : findProcesses(selector);
+  if (options.endLeftovers && backgroundPids.length > 0) {
+    await killProcesses(selector, KILL_GRACE_MS);
+    backgroundPids = [];
+  }
   for (const [stream] of streams) {
     if (backgroundPids.length === 0) stream.destroy();
     // Pipes held by background processes must not keep agentloop itself alive.

@@ -1,6 +1,7 @@
 // What the bash tool remembers between calls: the working directory (so `cd sub` in one call
 // means the next call runs in `sub`), a temporary directory for full outputs, and which
-// commands left processes running, so they can all be ended when the session ends.
+// commands left processes running, so they can all be ended when the session ends (or, by its
+// reaper, when agentloop is killed without a chance to end them).
 
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -8,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { buildCommandEnv, type CommandEnvOptions } from "./command-env.js";
 import { JOB_MARKER_VARIABLE, KILL_GRACE_MS, killProcesses } from "./process-tree.js";
+import { type Reaper, startReaper } from "./reaper.js";
 
 export interface ShellSessionOptions extends CommandEnvOptions {
   /** The workspace root: where commands start, and where they go back to if their directory vanishes. */
@@ -32,6 +34,8 @@ export interface PreparedCall {
 
 /** The variable that tells the startup file where this command records its last directory. */
 const CWD_FILE_VARIABLE = "AGENTLOOP_CWD_FILE";
+/** Where the startup file builds the trap, before it unsets it. */
+const TRAP_VARIABLE = "AGENTLOOP_TRAP";
 
 export class ShellSession {
   private readonly root: string;
@@ -42,6 +46,8 @@ export class ShellSession {
   private cwd: string;
   private tempDir: string | null = null;
   private startupFile: string | null = null;
+  /** Started with the first command: a session that runs none leaves nothing to end. */
+  private reaper: Reaper | null = null;
   private calls = 0;
   /**
    * Directory records not in use. A command writes its final directory to a record of its
@@ -59,6 +65,7 @@ export class ShellSession {
   }
 
   prepare(): PreparedCall {
+    this.reaper ??= startReaper(JOB_MARKER_VARIABLE, `${this.token}:`);
     const dir = this.temporaryDirectory();
     const id = ++this.calls;
     let lostDirectory: string | null = null;
@@ -92,7 +99,8 @@ export class ShellSession {
    * stdout so both arrive in order, and records the final directory on exit, also after
    * `exit N` or a failing command, below the command's marker: a record left by an earlier
    * command, when this one was killed or replaced the trap, is then told apart. Both are
-   * quoted into the trap when it is set, with bash's own @Q, so the command cannot change them.
+   * quoted into the trap when it is set, with `printf %q` (bash 3.2, macOS's /bin/bash, has it;
+   * `\${var@Q}` needs bash 4.4), so the command cannot change them.
    */
   private startup(dir: string): string {
     if (this.startupFile) return this.startupFile;
@@ -100,8 +108,9 @@ export class ShellSession {
     writeFileSync(
       path,
       [
-        `trap "{ builtin echo \${${JOB_MARKER_VARIABLE}@Q}; builtin pwd; } >| \${${CWD_FILE_VARIABLE}@Q} 2>/dev/null" EXIT`,
-        `unset BASH_ENV ${CWD_FILE_VARIABLE}`,
+        `builtin printf -v ${TRAP_VARIABLE} '{ builtin echo %q; builtin pwd; } >| %q 2>/dev/null' "$${JOB_MARKER_VARIABLE}" "$${CWD_FILE_VARIABLE}"`,
+        `trap "$${TRAP_VARIABLE}" EXIT`,
+        `unset ${TRAP_VARIABLE} BASH_ENV ${CWD_FILE_VARIABLE}`,
         "exec 2>&1",
         "",
       ].join("\n"),
@@ -142,6 +151,8 @@ export class ShellSession {
   async dispose(): Promise<void> {
     // Only markers, not process groups: once a group is empty its number may be reused.
     await killProcesses({ groups: [], markers: [`${this.token}:`] }, KILL_GRACE_MS);
+    this.reaper?.stop();
+    this.reaper = null;
     if (this.tempDir) rmSync(this.tempDir, { recursive: true, force: true });
     this.tempDir = null;
     this.startupFile = null;

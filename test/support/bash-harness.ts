@@ -1,8 +1,8 @@
 // Helpers for tests that run the real bash tool: a tool in a fresh directory, a call that also
-// measures how long it took, and a look at which processes are still alive.
+// measures how long it took, and a look for the processes a command started.
 
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
@@ -56,15 +56,5 @@ export function pgrep(pattern: string): number[] {
     return out.split("\n").filter(Boolean).map(Number);
   } catch {
     return []; // pgrep exits 1 when nothing matches
-  }
-}
-
-/** True while the process runs (a zombie, dead but not yet reaped by its parent, is not). */
-export function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
   }
 }

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { McpServerConfig, McpServerEntry } from "../../src/mcp/config.js";
+import { isAlive } from "./processes.js";
 
 export const TEST_SERVER = join(import.meta.dirname, "mcp-test-server.mjs");
 
@@ -79,17 +80,6 @@ export async function refusingUrl(): Promise<string> {
   const { port } = server.address() as { port: number };
   await new Promise((resolve) => server.close(resolve));
   return `http://127.0.0.1:${port}/mcp`;
-}
-
-/** True while the process exists and is not a zombie. */
-export function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
-    return state !== "Z" && state !== "X";
-  } catch {
-    return false;
-  }
 }
 
 /** PIDs of live processes whose command line mentions `text`. */

@@ -2,7 +2,7 @@
 // what it printed and how it ended.
 
 import { spawn } from "node:child_process";
-import type { Sandbox } from "../../src/sandbox.js";
+import type { Sandbox } from "../../src/sandbox/sandbox.js";
 
 export interface Finished {
   code: number | null;
