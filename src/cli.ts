@@ -2,6 +2,7 @@
 // to one-shot mode. Every error a user can cause ends here as one sentence and an exit code.
 
 import { readFileSync } from "node:fs";
+import { endWithParent } from "./batch/parent-watch.js";
 import {
   type CommandLine,
   parseCommandLine,
@@ -12,7 +13,6 @@ import { runOneShot } from "./command-line/one-shot.js";
 import { startSession } from "./command-line/setup.js";
 import { ConfigError } from "./core/errors.js";
 import { EXIT, isConfigurationError } from "./core/exit-codes.js";
-import { endWithParent } from "./parent-watch.js";
 import { sessionLines } from "./repl/session-list.js";
 import { listSessions, sessionsDirectory } from "./session/session-file.js";
 import { createProgress } from "./terminal/progress.js";

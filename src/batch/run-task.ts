@@ -7,7 +7,6 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { appendFile, mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { PARENT_PID_VARIABLE } from "../parent-watch.js";
 import { killProcesses } from "../tools/process-tree.js";
 import {
   agentOutcome,
@@ -19,6 +18,7 @@ import {
   takeLine,
 } from "./attempt-outcome.js";
 import { runInGroup } from "./group-process.js";
+import { PARENT_PID_VARIABLE } from "./parent-watch.js";
 import type { Task } from "./task.js";
 import {
   PATCH_FILE,
