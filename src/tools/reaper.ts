@@ -37,6 +37,8 @@ export function startReaper(variable: string, prefix: string): Reaper {
   // A plain environment: the reaper carries no marker, so it never finds itself.
   const child = spawn("/bin/sh", ["-c", script, "agentloop-reaper", variable, prefix], {
     detached: true,
+    // Out of the workspace: a reaper still at work must not hold the directory of a task.
+    cwd: "/",
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C" },
     stdio: ["pipe", "ignore", "ignore"],
   });
