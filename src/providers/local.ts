@@ -8,6 +8,7 @@ import type {
   ChatModelFunctions,
   Llama,
   LlamaChatResponse,
+  LlamaChatResponseChunk,
   LlamaContextSequence,
   LlamaJsonSchemaGrammar,
   LlamaModel,
@@ -17,8 +18,9 @@ import { type AssistantBlock, emptyUsage, type StopReason, type Usage } from "..
 import { plural } from "../core/wording.js";
 import { prepareForRequest } from "../transcript/repair.js";
 import { lazyCallIdPrefix } from "./call-ids.js";
+import { chatWrapperFor } from "./local-chat-wrapper.js";
 import { toChatFunctions, toChatHistory, toGrammarSchema } from "./local-history.js";
-import type { ModelReply, Provider, ToolDefinition } from "./provider.js";
+import type { ModelReply, Provider, StreamEvent, ToolDefinition } from "./provider.js";
 
 export interface LocalProviderOptions {
   /** The .gguf file to run. */
@@ -87,7 +89,8 @@ export async function createLocalProvider(options: LocalProviderOptions): Promis
     threads,
   });
   const sequence = context.getSequence();
-  const chat = new engine.LlamaChat({ contextSequence: sequence });
+  const { wrapper, layout, thinks } = await chatWrapperFor(model);
+  const chat = new engine.LlamaChat({ contextSequence: sequence, chatWrapper: wrapper });
   const maxTokens = options.maxTokens ?? DEFAULT_LOCAL_MAX_TOKENS;
   const grammars = new WeakMap<ToolDefinition[], LlamaJsonSchemaGrammar<never>>();
   const callGrammar = async (tools: ToolDefinition[]) => {
@@ -110,7 +113,7 @@ export async function createLocalProvider(options: LocalProviderOptions): Promis
     async *stream(request) {
       const { messages, repairs } = prepareForRequest(request.messages);
       for (const repair of repairs) options.onRepair?.(repair);
-      const history = toChatHistory(request.system, messages);
+      const history = toChatHistory(request.system, messages, { layout, thinks });
       const functions = toChatFunctions(request.tools);
       const promptTokens = chat.chatWrapper
         .generateContextState({
@@ -126,27 +129,27 @@ export async function createLocalProvider(options: LocalProviderOptions): Promis
       }
       const before = sequence.tokenMeter.getState();
       const required = options.toolChoice === "required" && request.tools.length > 0;
-      const texts = new TextQueue();
+      const deltas = new DeltaQueue();
       const settings = {
         ...SAMPLING,
         signal: request.signal,
         // Never past the end of the context, where llama.cpp would drop the conversation's start.
         maxTokens: Math.min(maxTokens, context.contextSize - promptTokens),
-        onTextChunk: (text: string) => texts.push(text),
+        onResponseChunk: (chunk: LlamaChatResponseChunk) => deltas.push(deltaOf(chunk)),
       };
       const generation = required
         ? callGrammar(request.tools).then((grammar) =>
-            chat.generateResponse(history, { ...settings, onTextChunk: undefined, grammar }),
+            chat.generateResponse(history, { ...settings, onResponseChunk: undefined, grammar }),
           )
         : chat.generateResponse(history, {
             ...settings,
             functions,
           });
       generation.then(
-        () => texts.end(),
-        () => texts.end(),
+        () => deltas.end(),
+        () => deltas.end(),
       );
-      for await (const text of texts) yield { type: "text_delta", text };
+      yield* deltas;
       let response: LlamaChatResponse<ChatModelFunctions>;
       try {
         response = (await generation) as LlamaChatResponse<ChatModelFunctions>;
@@ -156,9 +159,10 @@ export async function createLocalProvider(options: LocalProviderOptions): Promis
       }
       const usage = usageSince(sequence, before);
       const prefix = lazyCallIdPrefix(request.messages);
-      return required
+      const reply = required
         ? forcedCallReply(response, prefix(), usage)
         : toModelReply(response, prefix, usage);
+      return { ...reply, message: { ...reply.message, model: options.model } };
     },
     async dispose() {
       await chat.dispose();
@@ -176,7 +180,16 @@ function toModelReply(
   usage: Usage,
 ): ModelReply {
   const content: AssistantBlock[] = [];
-  if (response.response.trim() !== "") content.push({ type: "text", text: response.response });
+  for (const part of response.fullResponse) {
+    // The newlines around thinking and before a call are the template's; history puts them back.
+    if (typeof part === "string") {
+      const text = withoutOuterNewlines(part);
+      if (text.trim() !== "") content.push({ type: "text", text });
+    } else if (part.segmentType === "thought") {
+      const thinking = withoutOuterNewlines(part.text);
+      if (thinking.trim() !== "") content.push({ type: "thinking", thinking });
+    }
+  }
   for (const [index, call] of (response.functionCalls ?? []).entries()) {
     content.push({
       type: "tool_use",
@@ -275,15 +288,26 @@ function usageSince(
   };
 }
 
-/** Text chunks handed from node-llama-cpp's callback to our generator, in order. */
-class TextQueue implements AsyncIterable<string> {
-  private readonly chunks: string[] = [];
+function withoutOuterNewlines(text: string): string {
+  return text.replace(/^\n+|\n+$/g, "");
+}
+
+/** A chunk of the reply as we stream it: thinking is shown as thinking, never as the answer. */
+function deltaOf(chunk: LlamaChatResponseChunk): StreamEvent | null {
+  if (chunk.text === "") return null;
+  if (chunk.type === undefined) return { type: "text_delta", text: chunk.text };
+  return chunk.segmentType === "thought" ? { type: "thinking_delta", text: chunk.text } : null;
+}
+
+/** Stream events handed from node-llama-cpp's callback to our generator, in order. */
+class DeltaQueue implements AsyncIterable<StreamEvent> {
+  private readonly events: StreamEvent[] = [];
   private ended = false;
   private wake: (() => void) | null = null;
 
-  push(text: string): void {
-    if (text === "") return;
-    this.chunks.push(text);
+  push(event: StreamEvent | null): void {
+    if (event === null) return;
+    this.events.push(event);
     this.wake?.();
   }
 
@@ -292,9 +316,9 @@ class TextQueue implements AsyncIterable<string> {
     this.wake?.();
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<string> {
+  async *[Symbol.asyncIterator](): AsyncIterator<StreamEvent> {
     while (true) {
-      const next = this.chunks.shift();
+      const next = this.events.shift();
       if (next !== undefined) {
         yield next;
         continue;
