@@ -20,7 +20,8 @@ import { prepareForRequest } from "../transcript/repair.js";
 import { lazyCallIdPrefix } from "./call-ids.js";
 import { chatWrapperFor } from "./local-chat-wrapper.js";
 import { toChatFunctions, toChatHistory, toGrammarSchema } from "./local-history.js";
-import type { ModelReply, Provider, StreamEvent, ToolDefinition } from "./provider.js";
+import { ReplyStream, withoutLayoutNewlines } from "./local-stream.js";
+import type { ModelReply, Provider, ToolDefinition } from "./provider.js";
 
 export interface LocalProviderOptions {
   /** The .gguf file to run. */
@@ -129,13 +130,13 @@ export async function createLocalProvider(options: LocalProviderOptions): Promis
       }
       const before = sequence.tokenMeter.getState();
       const required = options.toolChoice === "required" && request.tools.length > 0;
-      const deltas = new DeltaQueue();
+      const deltas = new ReplyStream();
       const settings = {
         ...SAMPLING,
         signal: request.signal,
         // Never past the end of the context, where llama.cpp would drop the conversation's start.
         maxTokens: Math.min(maxTokens, context.contextSize - promptTokens),
-        onResponseChunk: (chunk: LlamaChatResponseChunk) => deltas.push(deltaOf(chunk)),
+        onResponseChunk: (chunk: LlamaChatResponseChunk) => deltas.push(chunk),
       };
       const generation = required
         ? callGrammar(request.tools).then((grammar) =>
@@ -181,12 +182,11 @@ function toModelReply(
 ): ModelReply {
   const content: AssistantBlock[] = [];
   for (const part of response.fullResponse) {
-    // The newlines around thinking and before a call are the template's; history puts them back.
     if (typeof part === "string") {
-      const text = withoutOuterNewlines(part);
+      const text = withoutLayoutNewlines(part);
       if (text.trim() !== "") content.push({ type: "text", text });
     } else if (part.segmentType === "thought") {
-      const thinking = withoutOuterNewlines(part.text);
+      const thinking = withoutLayoutNewlines(part.text);
       if (thinking.trim() !== "") content.push({ type: "thinking", thinking });
     }
   }
@@ -286,48 +286,4 @@ function usageSince(
     cache_read_input_tokens: prompt - evaluated,
     output_tokens: generated,
   };
-}
-
-function withoutOuterNewlines(text: string): string {
-  return text.replace(/^\n+|\n+$/g, "");
-}
-
-/** A chunk of the reply as we stream it: thinking is shown as thinking, never as the answer. */
-function deltaOf(chunk: LlamaChatResponseChunk): StreamEvent | null {
-  if (chunk.text === "") return null;
-  if (chunk.type === undefined) return { type: "text_delta", text: chunk.text };
-  return chunk.segmentType === "thought" ? { type: "thinking_delta", text: chunk.text } : null;
-}
-
-/** Stream events handed from node-llama-cpp's callback to our generator, in order. */
-class DeltaQueue implements AsyncIterable<StreamEvent> {
-  private readonly events: StreamEvent[] = [];
-  private ended = false;
-  private wake: (() => void) | null = null;
-
-  push(event: StreamEvent | null): void {
-    if (event === null) return;
-    this.events.push(event);
-    this.wake?.();
-  }
-
-  end(): void {
-    this.ended = true;
-    this.wake?.();
-  }
-
-  async *[Symbol.asyncIterator](): AsyncIterator<StreamEvent> {
-    while (true) {
-      const next = this.events.shift();
-      if (next !== undefined) {
-        yield next;
-        continue;
-      }
-      if (this.ended) return;
-      await new Promise<void>((resolve) => {
-        this.wake = resolve;
-      });
-      this.wake = null;
-    }
-  }
 }
