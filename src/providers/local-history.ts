@@ -2,7 +2,8 @@
 // schemas as the grammar schemas it constrains function-call arguments with. In its history a
 // tool call carries its own result, and the model's turn goes on after the results in the same
 // response, so an assistant message, the results that answer it and the assistant message
-// after them form one model response.
+// after them form one model response. The model's thinking goes in as thought segments, and
+// the whitespace its template puts around them and before calls is put back (HistoryStyle).
 
 import type {
   ChatHistoryItem,
@@ -20,12 +21,10 @@ export interface HistoryStyle {
   thinks: boolean;
 }
 
-const PLAIN: HistoryStyle = { layout: { beforeCall: "", afterThought: "" }, thinks: false };
-
 export function toChatHistory(
   system: string,
   messages: readonly Message[],
-  style: HistoryStyle = PLAIN,
+  style: HistoryStyle,
 ): ChatHistoryItem[] {
   const history: ChatHistoryItem[] = system ? [{ type: "system", text: system }] : [];
   const results = new Map<string, ToolResultBlock>();
