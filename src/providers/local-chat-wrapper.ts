@@ -34,8 +34,10 @@ export async function chatWrapperFor(model: LlamaModel): Promise<LocalChatWrappe
   const thinks = wrapper.settings.segments?.thought !== undefined;
   if (wrapper instanceof engine.QwenChatWrapper) {
     // Qwen's template writes a tool message's content as it is; node-llama-cpp would send a
-    // text result as a JSON string, its newlines and quotes escaped.
-    return { wrapper: withTextResultsAsIs(wrapper, engine.LlamaText), layout: QWEN_LAYOUT, thinks };
+    // text result as a JSON string, its newlines and quotes escaped. Only Qwen3's layout was
+    // checked, not that of the "3.5" variation's templates.
+    const layout = wrapper.variation === "3" ? QWEN_LAYOUT : NO_LAYOUT;
+    return { wrapper: withTextResultsAsIs(wrapper, engine.LlamaText), layout, thinks };
   }
   if (
     wrapper instanceof engine.ChatMLChatWrapper ||
