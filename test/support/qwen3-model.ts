@@ -26,7 +26,6 @@ import {
   FLOAT32,
   ggufBytes,
   INT32,
-  prng,
   STRING,
   type Tensor,
   TOKEN_CONTROL,
@@ -204,11 +203,11 @@ function qwen3ModelBytes(contextLength: number): Buffer {
   // Head 0 finds `<tool_response>`, head 1 a tab. A head's query is the constant dimension, its
   // key the mark, both in the head's last dimension: the one RoPE turns least (about 0.02
   // radians over 4,096 positions at this base), so a marker is found wherever it is.
-  const square = (rows: number, columns: number) => new Float32Array(rows * columns);
-  const query = square(EMBEDDING, EMBEDDING);
-  const key = square(EMBEDDING, EMBEDDING);
-  const value = square(EMBEDDING, EMBEDDING);
-  const attentionOut = square(EMBEDDING, EMBEDDING);
+  const matrix = () => new Float32Array(EMBEDDING * EMBEDDING);
+  const query = matrix();
+  const key = matrix();
+  const value = matrix();
+  const attentionOut = matrix();
   const set = (m: Float32Array, row: number, column: number, weight: number) => {
     m[row * EMBEDDING + column] = weight;
   };
@@ -233,13 +232,8 @@ function qwen3ModelBytes(contextLength: number): Buffer {
     { name: "output_norm.weight", dims: [EMBEDDING], data: ones(EMBEDDING) },
     { name: "output.weight", dims: [EMBEDDING, vocab.length], data: output },
   ];
-  const random = prng(1);
-  const silent = (rows: number, columns: number) => {
-    // Feed-forward weights that do nothing (down is zero), but are not all zeros.
-    const data = new Float32Array(rows * columns);
-    for (let i = 0; i < data.length; i++) data[i] = (random() * 2 - 1) * 0.1;
-    return data;
-  };
+  // The feed-forward block adds nothing: its weights are zeros.
+  const zeros = (n: number) => new Float32Array(n);
   for (let layer = 0; layer < LAYERS; layer++) {
     const blk = `blk.${layer}`;
     tensors.push(
@@ -254,17 +248,17 @@ function qwen3ModelBytes(contextLength: number): Buffer {
       {
         name: `${blk}.ffn_gate.weight`,
         dims: [EMBEDDING, FEED_FORWARD],
-        data: silent(EMBEDDING, FEED_FORWARD),
+        data: zeros(EMBEDDING * FEED_FORWARD),
       },
       {
         name: `${blk}.ffn_up.weight`,
         dims: [EMBEDDING, FEED_FORWARD],
-        data: silent(EMBEDDING, FEED_FORWARD),
+        data: zeros(EMBEDDING * FEED_FORWARD),
       },
       {
         name: `${blk}.ffn_down.weight`,
         dims: [FEED_FORWARD, EMBEDDING],
-        data: new Float32Array(FEED_FORWARD * EMBEDDING),
+        data: zeros(FEED_FORWARD * EMBEDDING),
       },
     );
   }
