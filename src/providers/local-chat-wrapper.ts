@@ -1,7 +1,7 @@
 // The chat wrapper that writes the conversation for the local model: the one node-llama-cpp
 // chooses for the model, changed where it writes something other than what the model's own
 // chat template writes (the template is what the model was trained on). What each family's
-// template does, and why each choice below, is in docs/local-model.md.
+// template does, and why each choice below, is in docs/local-model-prompt.md.
 
 import type { ChatWrapper, LlamaModel, LlamaText } from "node-llama-cpp";
 
