@@ -105,6 +105,41 @@ describe("the local provider on a Qwen3 model", () => {
     expect(second.result.message.content).toEqual([{ type: "text", text: QWEN3_SCRIPT.answerRaw }]);
   });
 
+  it("sends back its own thinking of the current request, not another model's", async () => {
+    // The model answers answerRaw only if a tab reached it; here only the thinking has one.
+    const reply = (model: string) =>
+      drain(
+        provider.stream(
+          request([
+            { role: "user", content: "Read my notes." },
+            {
+              role: "assistant",
+              model,
+              content: [
+                { type: "thinking", thinking: "Read\tthem." },
+                {
+                  type: "tool_use",
+                  id: "call_1",
+                  name: "bash",
+                  input: { command: "cat notes.txt" },
+                },
+              ],
+            },
+            {
+              role: "user",
+              content: [{ type: "tool_result", tool_use_id: "call_1", content: "none" }],
+            },
+          ]),
+        ),
+      );
+    expect((await reply("qwen3.gguf")).result.message.content).toEqual([
+      { type: "text", text: QWEN3_SCRIPT.answerRaw },
+    ]);
+    expect((await reply("another-model")).result.message.content).toEqual([
+      { type: "text", text: QWEN3_SCRIPT.answerEscaped },
+    ]);
+  });
+
   it("completes a call the model starts under the tool's grammar, when it cannot write the input", async () => {
     // The script writes bash's `{"command": ...}`; a note needs `{"text": ...}` of at most 8
     // characters, so every argument token comes from the grammar, not from the script.

@@ -50,8 +50,8 @@ export function toChatHistory(
     let hasCall = false;
     for (const block of message.content) {
       if (block.type === "thinking") {
-        // A signed block is another provider's; its text is not this model's thinking.
-        if (!style.thinks || index < latestRequest || block.signature !== undefined) continue;
+        // Only this model's own thinking gets here (reasoningFor, in local.ts).
+        if (!style.thinks || index < latestRequest) continue;
         response.push({
           type: "segment",
           segmentType: "thought",

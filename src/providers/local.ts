@@ -16,6 +16,7 @@ import type {
 import { ConfigError, ProviderError } from "../core/errors.js";
 import { type AssistantBlock, emptyUsage, type StopReason, type Usage } from "../core/messages.js";
 import { plural } from "../core/wording.js";
+import { reasoningFor } from "../transcript/reasoning.js";
 import { prepareForRequest } from "../transcript/repair.js";
 import { lazyCallIdPrefix } from "./call-ids.js";
 import { chatWrapperFor } from "./local-chat-wrapper.js";
@@ -112,7 +113,8 @@ export async function createLocalProvider(options: LocalProviderOptions): Promis
       ? `${llama.gpu.toUpperCase()} (${(await llama.getGpuDeviceNames()).join(", ")})`
       : `CPU, ${plural(threads, "thread")}`,
     async *stream(request) {
-      const { messages, repairs } = prepareForRequest(request.messages);
+      const sendable = reasoningFor(request.messages, { model: options.model, protocol: "local" });
+      const { messages, repairs } = prepareForRequest(sendable);
       for (const repair of repairs) options.onRepair?.(repair);
       const history = toChatHistory(request.system, messages, { layout, thinks });
       const functions = toChatFunctions(request.tools);
