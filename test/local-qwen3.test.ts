@@ -14,7 +14,7 @@ import {
   type LlamaModel,
 } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Message } from "../src/messages.js";
+import type { Message } from "../src/core/messages.js";
 import { createLocalProvider, type LocalProvider } from "../src/providers/local.js";
 import type { ModelRequest, ToolDefinition } from "../src/providers/provider.js";
 import { drain } from "./support/drain.js";
