@@ -1,12 +1,14 @@
 // --provider local through the built CLI, with no key and no model server: a tiny GGUF model
 // (test/support/tiny-model.ts) fetched from a fake Hugging Face host on first use, then run in
-// the agentloop process by the real node-llama-cpp.
+// the agentloop process by the real node-llama-cpp; and a Qwen3-format model with hand-set
+// weights (test/support/qwen3-model.ts) that calls a tool by itself.
 
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { freshSandbox, onlySession, runCli } from "./support/cli-harness.js";
 import { startFakeModelHost } from "./support/fake-model-host.js";
+import { QWEN3_SCRIPT, writeQwen3Model } from "./support/qwen3-model.js";
 import { writeTinyModel } from "./support/tiny-model.js";
 
 /** A context just big enough for agentloop's system prompt and the bash tool in byte tokens. */
@@ -69,6 +71,49 @@ describe("agentloop --provider local", () => {
       await host.close();
     }
   }, 120_000);
+
+  it("a Qwen3 model calls bash by itself, is fed the raw output, and answers", async () => {
+    const sandbox = freshSandbox();
+    const model = join(sandbox.home, "qwen3.gguf");
+    writeQwen3Model(model);
+    const notes = "name\tvalue\nsecond line\n";
+    writeFileSync(join(sandbox.workspace, "notes.txt"), notes);
+    const run = await runCli(
+      [
+        "--provider",
+        "local",
+        "--model",
+        model,
+        "--tools",
+        "bash",
+        "--output-format",
+        "json",
+        "Read my notes.",
+      ],
+      { env: sandbox.env, cwd: sandbox.workspace },
+    );
+    expect(run.code).toBe(0);
+    // The model's answer says a tab reached it: the output was not JSON-escaped on the way.
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      subtype: "success",
+      result: QWEN3_SCRIPT.answerRaw,
+      num_turns: 2,
+    });
+    const { messages } = onlySession(sandbox);
+    expect(messages).toMatchObject([
+      { role: "user", content: "Read my notes." },
+      {
+        role: "assistant",
+        model: "qwen3.gguf",
+        content: [
+          { type: "thinking", thinking: QWEN3_SCRIPT.thought },
+          { type: "tool_use", name: "bash", input: { command: QWEN3_SCRIPT.command } },
+        ],
+      },
+      { role: "user", content: [{ type: "tool_result", content: expect.stringContaining(notes) }] },
+      { role: "assistant", content: [{ type: "text", text: QWEN3_SCRIPT.answerRaw }] },
+    ]);
+  }, 60_000);
 
   it("offline, says where to put the model file, and exits 2", async () => {
     const sandbox = freshSandbox();

@@ -74,6 +74,7 @@ describe("the local provider", () => {
     expect(result.message.content).toEqual(
       streamed.trim() ? [{ type: "text", text: streamed }] : [],
     );
+    expect(result.message.model).toBe("tiny.gguf");
     expect(result.stopReason).toBe("max_tokens");
     expect(result.usage.output_tokens).toBe(12);
     expect(result.usage.input_tokens + result.usage.cache_read_input_tokens).toBeGreaterThan(20);

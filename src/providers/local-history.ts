@@ -2,7 +2,8 @@
 // schemas as the grammar schemas it constrains function-call arguments with. In its history a
 // tool call carries its own result, and the model's turn goes on after the results in the same
 // response, so an assistant message, the results that answer it and the assistant message
-// after them form one model response.
+// after them form one model response. The model's thinking goes in as thought segments, and
+// the whitespace its template puts around them and before calls is put back (HistoryStyle).
 
 import type {
   ChatHistoryItem,
@@ -11,9 +12,20 @@ import type {
   GbnfJsonSchema,
 } from "node-llama-cpp";
 import type { Message, ToolResultBlock } from "../core/messages.js";
+import type { TemplateLayout } from "./local-chat-wrapper.js";
 import type { ToolDefinition } from "./provider.js";
 
-export function toChatHistory(system: string, messages: readonly Message[]): ChatHistoryItem[] {
+export interface HistoryStyle {
+  layout: TemplateLayout;
+  /** Whether the model's thinking goes back to it (only wrappers that know thinking take it). */
+  thinks: boolean;
+}
+
+export function toChatHistory(
+  system: string,
+  messages: readonly Message[],
+  style: HistoryStyle,
+): ChatHistoryItem[] {
   const history: ChatHistoryItem[] = system ? [{ type: "system", text: system }] : [];
   const results = new Map<string, ToolResultBlock>();
   for (const message of messages) {
@@ -23,20 +35,36 @@ export function toChatHistory(system: string, messages: readonly Message[]): Cha
       }
     }
   }
-  for (const message of messages) {
+  // Like Qwen3's template, thinking goes back only while the model works on the latest request:
+  // the reasoning of answers before it is dropped.
+  const latestRequest = messages.findLastIndex((message) => userText(message) !== "");
+  for (const [index, message] of messages.entries()) {
     const last = history.at(-1);
     if (message.role === "user") {
-      const text =
-        typeof message.content === "string"
-          ? message.content
-          : message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n\n");
+      const text = userText(message);
       if (text !== "") history.push({ type: "user", text });
       continue;
     }
     const response: ChatModelResponse["response"] = [];
+    let hasText = false;
+    let hasCall = false;
     for (const block of message.content) {
-      if (block.type === "text") response.push(block.text);
-      else if (block.type === "tool_use") {
+      if (block.type === "thinking") {
+        // Only this model's own thinking gets here (reasoningFor, in local.ts).
+        if (!style.thinks || index < latestRequest) continue;
+        response.push({
+          type: "segment",
+          segmentType: "thought",
+          text: block.thinking,
+          ended: true,
+        });
+        if (style.layout.afterThought) response.push(style.layout.afterThought);
+      } else if (block.type === "text") {
+        response.push(block.text);
+        hasText = true;
+      } else if (block.type === "tool_use") {
+        if (hasText && !hasCall && style.layout.beforeCall) response.push(style.layout.beforeCall);
+        hasCall = true;
         const result = results.get(block.id);
         response.push({
           type: "functionCall",
@@ -49,7 +77,17 @@ export function toChatHistory(system: string, messages: readonly Message[]): Cha
     if (last?.type === "model") last.response.push(...response);
     else history.push({ type: "model", response });
   }
+  // The reply to be written, as LlamaChat would add it: the prompt then ends where the model starts.
+  if (history.at(-1)?.type !== "model") history.push({ type: "model", response: [] });
   return history;
+}
+
+/** What the user wrote in a message; empty for a message of tool results only. */
+function userText(message: Message): string {
+  if (message.role !== "user") return "";
+  return typeof message.content === "string"
+    ? message.content
+    : message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n\n");
 }
 
 function resultText(result: ToolResultBlock): string {

@@ -8,6 +8,7 @@ import type {
   ChatModelFunctions,
   Llama,
   LlamaChatResponse,
+  LlamaChatResponseChunk,
   LlamaContextSequence,
   LlamaJsonSchemaGrammar,
   LlamaModel,
@@ -15,9 +16,12 @@ import type {
 import { ConfigError, ProviderError } from "../core/errors.js";
 import { type AssistantBlock, emptyUsage, type StopReason, type Usage } from "../core/messages.js";
 import { plural } from "../core/wording.js";
+import { reasoningFor } from "../transcript/reasoning.js";
 import { prepareForRequest } from "../transcript/repair.js";
 import { lazyCallIdPrefix } from "./call-ids.js";
+import { chatWrapperFor } from "./local-chat-wrapper.js";
 import { toChatFunctions, toChatHistory, toGrammarSchema } from "./local-history.js";
+import { ReplyStream, withoutLayoutNewlines } from "./local-stream.js";
 import type { ModelReply, Provider, ToolDefinition } from "./provider.js";
 
 export interface LocalProviderOptions {
@@ -87,7 +91,8 @@ export async function createLocalProvider(options: LocalProviderOptions): Promis
     threads,
   });
   const sequence = context.getSequence();
-  const chat = new engine.LlamaChat({ contextSequence: sequence });
+  const { wrapper, layout, thinks } = await chatWrapperFor(model);
+  const chat = new engine.LlamaChat({ contextSequence: sequence, chatWrapper: wrapper });
   const maxTokens = options.maxTokens ?? DEFAULT_LOCAL_MAX_TOKENS;
   const grammars = new WeakMap<ToolDefinition[], LlamaJsonSchemaGrammar<never>>();
   const callGrammar = async (tools: ToolDefinition[]) => {
@@ -108,9 +113,10 @@ export async function createLocalProvider(options: LocalProviderOptions): Promis
       ? `${llama.gpu.toUpperCase()} (${(await llama.getGpuDeviceNames()).join(", ")})`
       : `CPU, ${plural(threads, "thread")}`,
     async *stream(request) {
-      const { messages, repairs } = prepareForRequest(request.messages);
+      const sendable = reasoningFor(request.messages, { model: options.model, protocol: "local" });
+      const { messages, repairs } = prepareForRequest(sendable);
       for (const repair of repairs) options.onRepair?.(repair);
-      const history = toChatHistory(request.system, messages);
+      const history = toChatHistory(request.system, messages, { layout, thinks });
       const functions = toChatFunctions(request.tools);
       const promptTokens = chat.chatWrapper
         .generateContextState({
@@ -126,27 +132,27 @@ export async function createLocalProvider(options: LocalProviderOptions): Promis
       }
       const before = sequence.tokenMeter.getState();
       const required = options.toolChoice === "required" && request.tools.length > 0;
-      const texts = new TextQueue();
+      const deltas = new ReplyStream();
       const settings = {
         ...SAMPLING,
         signal: request.signal,
         // Never past the end of the context, where llama.cpp would drop the conversation's start.
         maxTokens: Math.min(maxTokens, context.contextSize - promptTokens),
-        onTextChunk: (text: string) => texts.push(text),
+        onResponseChunk: (chunk: LlamaChatResponseChunk) => deltas.push(chunk),
       };
       const generation = required
         ? callGrammar(request.tools).then((grammar) =>
-            chat.generateResponse(history, { ...settings, onTextChunk: undefined, grammar }),
+            chat.generateResponse(history, { ...settings, onResponseChunk: undefined, grammar }),
           )
         : chat.generateResponse(history, {
             ...settings,
             functions,
           });
       generation.then(
-        () => texts.end(),
-        () => texts.end(),
+        () => deltas.end(),
+        () => deltas.end(),
       );
-      for await (const text of texts) yield { type: "text_delta", text };
+      yield* deltas;
       let response: LlamaChatResponse<ChatModelFunctions>;
       try {
         response = (await generation) as LlamaChatResponse<ChatModelFunctions>;
@@ -156,9 +162,10 @@ export async function createLocalProvider(options: LocalProviderOptions): Promis
       }
       const usage = usageSince(sequence, before);
       const prefix = lazyCallIdPrefix(request.messages);
-      return required
+      const reply = required
         ? forcedCallReply(response, prefix(), usage)
         : toModelReply(response, prefix, usage);
+      return { ...reply, message: { ...reply.message, model: options.model } };
     },
     async dispose() {
       await chat.dispose();
@@ -176,7 +183,15 @@ function toModelReply(
   usage: Usage,
 ): ModelReply {
   const content: AssistantBlock[] = [];
-  if (response.response.trim() !== "") content.push({ type: "text", text: response.response });
+  for (const part of response.fullResponse) {
+    if (typeof part === "string") {
+      const text = withoutLayoutNewlines(part);
+      if (text.trim() !== "") content.push({ type: "text", text });
+    } else if (part.segmentType === "thought") {
+      const thinking = withoutLayoutNewlines(part.text);
+      if (thinking.trim() !== "") content.push({ type: "thinking", thinking });
+    }
+  }
   for (const [index, call] of (response.functionCalls ?? []).entries()) {
     content.push({
       type: "tool_use",
@@ -273,37 +288,4 @@ function usageSince(
     cache_read_input_tokens: prompt - evaluated,
     output_tokens: generated,
   };
-}
-
-/** Text chunks handed from node-llama-cpp's callback to our generator, in order. */
-class TextQueue implements AsyncIterable<string> {
-  private readonly chunks: string[] = [];
-  private ended = false;
-  private wake: (() => void) | null = null;
-
-  push(text: string): void {
-    if (text === "") return;
-    this.chunks.push(text);
-    this.wake?.();
-  }
-
-  end(): void {
-    this.ended = true;
-    this.wake?.();
-  }
-
-  async *[Symbol.asyncIterator](): AsyncIterator<string> {
-    while (true) {
-      const next = this.chunks.shift();
-      if (next !== undefined) {
-        yield next;
-        continue;
-      }
-      if (this.ended) return;
-      await new Promise<void>((resolve) => {
-        this.wake = resolve;
-      });
-      this.wake = null;
-    }
-  }
 }
