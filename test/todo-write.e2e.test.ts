@@ -64,6 +64,18 @@ describe("the todo_write tool", () => {
   const toolResults = (events: Event[]) =>
     events.flatMap((event) => (event.type === "tool_end" ? [event.result as ToolResultBlock] : []));
 
+  it("is not offered to a hosted model unless chosen", async () => {
+    const sandbox = freshSandbox();
+    model.script([reply(text("Hi."))]);
+    const run = await runCli(["-p", "hi"], {
+      env: { ...sandbox.env, ...model.env() },
+      cwd: sandbox.workspace,
+    });
+    expect(run.code).toBe(0);
+    const sent = JSON.parse(model.requests().at(-1)?.body ?? "{}") as { tools: { name: string }[] };
+    expect(sent.tools.map((tool) => tool.name)).toEqual(["bash", "read", "write", "edit"]);
+  });
+
   it("returns a valid list as short text, streams a todos event and ends the result with it", async () => {
     const { code, events } = await run([todoWrite("t1", plan), reply(text("Planned."))], ["plan"]);
     expect(code).toBe(0);
