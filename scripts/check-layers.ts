@@ -10,7 +10,7 @@ export const LAYERS = [
   ["core"],
   ["shell", "transcript", "sandbox"],
   ["tools"],
-  ["providers", "permissions"],
+  ["providers", "permissions", "planning"],
   ["compaction", "mcp"],
   ["loop"],
   ["session"],

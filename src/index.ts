@@ -18,6 +18,7 @@ export type {
   TransitionReason,
 } from "./core/events.js";
 export * from "./core/messages.js";
+export type { TodoItem, TodoStatus } from "./core/todo-item.js";
 export {
   agentLoop,
   createLoopState,

@@ -3,7 +3,7 @@
 //
 // Everything else (streaming and retries, permissions, sandboxing, persistence, compaction)
 // lives in other modules and reaches this file through small seams: the Provider, the Toolbox,
-// limits and compaction.
+// limits, reminders and compaction.
 
 import type { Compaction, CompactionRequest } from "./compaction/compaction.js";
 import { ProviderError } from "./core/errors.js";
@@ -18,6 +18,7 @@ import {
   toolUses,
   type UserMessage,
 } from "./core/messages.js";
+import { addReminders, type Reminder } from "./core/reminders.js";
 import type { ModelReply, Provider } from "./providers/provider.js";
 import { interruptedResult, type Toolbox, truncatedCallResult } from "./tools/toolbox.js";
 
@@ -34,6 +35,8 @@ export interface LoopOptions {
   limits?: Limit[];
   /** Keeps the history inside the context window (src/compaction/); without it, none is made. */
   compaction?: Compaction;
+  /** Notes for the model added to a turn's tool results (the todo list's reminder). */
+  reminders?: Reminder[];
 }
 
 export const defaultLimits: Limit[] = [repeatedCallLimit];
@@ -125,6 +128,7 @@ export async function* runOneTurn(
   const lastCallCutOff = reply.stopReason === "max_tokens";
   const results = yield* executeToolCalls(calls, lastCallCutOff, options.toolbox, signal);
   warnAboutRepeats(state.messages, results);
+  addReminders(state.messages, results, options.reminders ?? []);
   const message: UserMessage = { role: "user", content: results };
   state.messages.push(message);
   yield { type: "tool_results", turn: state.turnCount, message };

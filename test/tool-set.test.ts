@@ -27,6 +27,24 @@ describe("choosing the tool set", () => {
     ]);
   });
 
+  it("offers todo_write by default only to a local model, and to others when chosen", async () => {
+    const where = workspaceWithSettings(null);
+    expect(await chooseToolNames({ flag: undefined, localModel: true, ...where })).toEqual([
+      "bash",
+      "read",
+      "write",
+      "edit",
+      "todo_write",
+    ]);
+    const chosen = await chooseToolNames({ flag: ["bash", "todo_write"], ...where });
+    expect(chosen).toEqual(["bash", "todo_write"]);
+    const fromSettings = workspaceWithSettings({ tools: ["read", "todo_write"] });
+    expect(await chooseToolNames({ flag: undefined, ...fromSettings })).toEqual([
+      "read",
+      "todo_write",
+    ]);
+  });
+
   it("takes the project's settings, and --tools over them", async () => {
     const where = workspaceWithSettings({ tools: ["bash", "read"] });
     expect(await chooseToolNames({ flag: undefined, ...where })).toEqual(["bash", "read"]);
@@ -37,7 +55,7 @@ describe("choosing the tool set", () => {
     const where = workspaceWithSettings({ tools: ["bash", "grep"] });
     await expect(chooseToolNames({ flag: undefined, ...where })).rejects.toThrow(ConfigError);
     await expect(chooseToolNames({ flag: undefined, ...where })).rejects.toThrow(
-      /"tools" in .*settings\.json names an unknown tool "grep": choose from bash, read, write, edit\./,
+      /"tools" in .*settings\.json names an unknown tool "grep": choose from bash, read, write, edit, todo_write\./,
     );
     const notAList = workspaceWithSettings({ tools: "bash" });
     await expect(chooseToolNames({ flag: undefined, ...notAList })).rejects.toThrow(

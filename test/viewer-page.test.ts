@@ -535,6 +535,59 @@ describe("the transcript viewer page", () => {
     expect(await sentCount(page)).toBe(3);
   });
 
+  it("shows the todo list as it stood at each request", async () => {
+    const at = "2026-11-28T09:00:01.000Z";
+    const todos = [
+      { content: "Read the code", status: "completed" },
+      { content: "Write the tests", status: "in_progress" },
+    ];
+    const lines = [
+      {
+        type: "session",
+        version: 1,
+        id: "s1",
+        cwd: "/tmp/p",
+        model: "m",
+        provider: "anthropic",
+        startedAt: at,
+      },
+      { type: "message", at, message: { role: "user", content: "plan" } },
+      {
+        type: "message",
+        at,
+        turn: 1,
+        stopReason: "tool_use",
+        message: {
+          role: "assistant",
+          content: [{ type: "tool_use", id: "t1", name: "todo_write", input: { todos } }],
+        },
+      },
+      {
+        type: "message",
+        at,
+        turn: 1,
+        message: {
+          role: "user",
+          content: [{ type: "tool_result", tool_use_id: "t1", content: "ok" }],
+        },
+      },
+      {
+        type: "message",
+        at,
+        turn: 2,
+        stopReason: "end_turn",
+        message: { role: "assistant", content: [{ type: "text", text: "Planned." }] },
+      },
+    ];
+    const session = `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`;
+    const page = await open(`file://${await exported(session)}`);
+    const shown = page.locator("#step-info .fact[data-fact=todos]");
+    await page.keyboard.press("Home");
+    expect(await shown.count()).toBe(0);
+    await page.keyboard.press("End");
+    expect(await shown.textContent()).toBe("todos✔ Read the code · ▶ Write the tests");
+  });
+
   it("shows a context_too_long stop like any other", async () => {
     const lines = compactedSession().trimEnd().split("\n").slice(0, 9);
     const stop = {

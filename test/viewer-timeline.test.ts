@@ -101,8 +101,35 @@ describe("the viewer's timeline", () => {
         compaction: null,
         transitionReason: null,
         stop: { reason: "error", detail: "The API could not be reached." },
+        todos: [],
       },
     ]);
+  });
+
+  it("gives each step the todo list as it stood when its request was sent", () => {
+    const todos = [{ content: "Read the code", status: "in_progress" }];
+    const call = JSON.stringify({
+      type: "message",
+      at,
+      turn: 1,
+      stopReason: "tool_use",
+      message: {
+        role: "assistant",
+        content: [{ type: "tool_use", id: "t1", name: "todo_write", input: { todos } }],
+      },
+    });
+    const result = JSON.stringify({
+      type: "message",
+      at,
+      turn: 1,
+      message: {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "t1", content: "[>] Read the code" }],
+      },
+    });
+    const { steps } = timelineOf(header, prompt("plan"), call, result, reply(2, "Planned."));
+    // The first request was sent before the list existed; the second carried it.
+    expect(steps.map((step) => step.todos)).toEqual([[], todos]);
   });
 
   it("shows a transcript repair with the request it changed", () => {

@@ -5,6 +5,7 @@
 import { ConfigError, ProviderError, type ProviderErrorKind } from "../core/errors.js";
 import type { LoopStop, LoopStopReason } from "../core/events.js";
 import type { Usage } from "../core/messages.js";
+import type { TodoItem } from "../core/todo-item.js";
 
 export type ResultSubtype =
   | "success"
@@ -35,6 +36,8 @@ export interface RunResult {
   total_cost_usd: number | null;
   session_id: string;
   duration_ms: number;
+  /** Present when the session has a todo list: the list as the run left it. */
+  todos?: TodoItem[];
 }
 
 export type ErrorKind = ProviderErrorKind | "config" | "internal";
@@ -68,6 +71,7 @@ export function buildResult(
     costUsd: number | null;
     sessionId: string;
     durationMs: number;
+    todos: readonly TodoItem[];
   },
 ): RunResult {
   const subtype = subtypeFor(stop.reason);
@@ -84,6 +88,7 @@ export function buildResult(
     total_cost_usd: facts.costUsd,
     session_id: facts.sessionId,
     duration_ms: Math.round(facts.durationMs),
+    ...(facts.todos.length > 0 ? { todos: [...facts.todos] } : {}),
   };
 }
 

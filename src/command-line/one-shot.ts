@@ -78,6 +78,7 @@ export async function runOneShot(options: OneShotOptions): Promise<number> {
       costUsd: session.cost(),
       sessionId: session.id,
       durationMs: performance.now() - started,
+      todos: session.todos(),
     });
     stdout.write(`${JSON.stringify(result)}\n`);
   }

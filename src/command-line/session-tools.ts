@@ -1,5 +1,5 @@
-// The tools of a session under its permission mode: bash (sandboxed, redacted, asked about)
-// and the file tools, or the set the user chose; and the work kept out of start-up.
+// The tools of a session under its permission mode: bash (sandboxed, redacted, asked about),
+// the file tools and the todo list, or the set the user chose; and the work kept out of start-up.
 
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,6 +18,8 @@ import {
   sandboxFor,
 } from "../permissions/policy.js";
 import { createRedactor, secretValues } from "../permissions/secrets.js";
+import type { TodoList } from "../planning/todo-list.js";
+import { createTodoWriteTool } from "../planning/todo-write.js";
 import type { SandboxOptions } from "../sandbox/sandbox.js";
 import { checkSandbox, createSandbox } from "../sandbox/select.js";
 import { terminalAsk } from "../terminal/ask.js";
@@ -44,6 +46,10 @@ export interface ToolSetup {
   /** Called while a permission question waits for its answer (see terminal/progress.ts). */
   holdProgress?: () => () => void;
   keyVariable: string | null;
+  /** The session's plan, which the todo_write tool replaces. */
+  todos: TodoList;
+  /** The session runs a local model, which gets todo_write by default. */
+  localModel: boolean;
   /** One sentence for the user before the session starts (an MCP server that did not start). */
   onNotice: (sentence: string) => void;
 }
@@ -94,7 +100,12 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
     const [loaded, check, chosen, connections] = await Promise.all([
       loadPermissionRules({ workspace: options.cwd, env: setup.userEnv }),
       sandbox ? checkSandbox(sandbox) : { ok: true as const },
-      chooseToolNames({ flag: options.tools, workspace: options.cwd, env: setup.userEnv }),
+      chooseToolNames({
+        flag: options.tools,
+        workspace: options.cwd,
+        env: setup.userEnv,
+        localModel: setup.localModel,
+      }),
       mcpStarting,
     ]);
     if (!check.ok) throw new ConfigError(check.reason);
@@ -123,6 +134,7 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
     read: () => createReadTool({ workspace, reads, redact: bashOptions.redact }) as Tool,
     write: () => createWriteTool({ workspace, reads }) as Tool,
     edit: () => createEditTool({ workspace, reads }) as Tool,
+    todo_write: () => createTodoWriteTool(setup.todos) as Tool,
   };
   const checkPermission = createPermissionCheck({
     mode,

@@ -9,6 +9,7 @@ import { readDotenv } from "../core/dotenv.js";
 import { ConfigError } from "../core/errors.js";
 import type { Message } from "../core/messages.js";
 import { stateDirectory } from "../core/state-directory.js";
+import type { TodoItem } from "../core/todo-item.js";
 import { count } from "../core/wording.js";
 import {
   defaultPermissionMode,
@@ -17,6 +18,8 @@ import {
   type PermissionRules,
   parsePermissionMode,
 } from "../permissions/policy.js";
+import { createTodoList } from "../planning/todo-list.js";
+import { todosRestated } from "../planning/todos.js";
 import { chooseApi } from "../providers/api-setting.js";
 import { assumedFactsNotice, modelFacts } from "../providers/model-table.js";
 import { type ResolvedProvider, resolveProvider } from "../providers/presets.js";
@@ -88,6 +91,8 @@ export async function startSession(
   const directory = sessionsDirectory(userEnv);
   const file = openSessionFile(directory, options.cwd, resolved, options.resume);
   notices.push(...file.notices);
+  // The plan goes on with the session: a resumed one's last todo_write list.
+  const todos = createTodoList(file.todos);
   // The file repairs are recorded in: the REPL's /clear and /resume change it.
   let writer = file.writer;
   const onRepair = (description: string) => {
@@ -145,6 +150,8 @@ export async function startSession(
       readline: io.readline,
       holdProgress: io.holdProgress,
       keyVariable: resolved.apiKeyEnv,
+      todos,
+      localModel: resolved.protocol === "local",
       onNotice: (sentence) => notices.push(sentence),
     }),
     modelSettings.then((settings) => startProvider(resolved, where, hooks, settings)),
@@ -164,6 +171,7 @@ export async function startSession(
       auto: compaction.value.auto,
       outputReserve: provider.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVE,
       resultsDirectory: join(directory, sessionId, "tool-results"),
+      restate: () => todosRestated(todos.items()),
     });
   };
   if (provider.device) {
@@ -179,6 +187,7 @@ export async function startSession(
     writer,
     messages: file.messages,
     compaction: compactionFor(writer.id),
+    todos,
   });
   // What a new session's header names: the model of the latest /model.
   let current = resolved;
@@ -189,6 +198,7 @@ export async function startSession(
     switchSession(id) {
       const next = openSessionFile(directory, options.cwd, current, id ? { id } : undefined);
       session.switchSession({ ...next, compaction: compactionFor(next.writer.id) });
+      todos.restore(next.todos);
       writer = next.writer;
       return { sessionPath: next.writer.path, notices: next.notices };
     },
@@ -216,7 +226,13 @@ function openSessionFile(
   cwd: string,
   resolved: ResolvedProvider,
   resume: RunOptions["resume"],
-): { writer: SessionWriter; messages: Message[]; notices: string[]; contextWindow?: number } {
+): {
+  writer: SessionWriter;
+  messages: Message[];
+  notices: string[];
+  contextWindow?: number;
+  todos: TodoItem[];
+} {
   const resumed = resume ? findSessionToResume(directory, cwd, resume) : undefined;
   const notices = (resumed?.problems ?? []).map(
     (problem) => `session file line ${problem.line} skipped: ${problem.reason}.`,
@@ -236,7 +252,13 @@ function openSessionFile(
   );
   for (const message of resumed?.added ?? []) writer.recordMessage(message);
   const contextWindow = resumed?.contextWindow;
-  return { writer, messages: resumed?.messages ?? [], notices, contextWindow };
+  return {
+    writer,
+    messages: resumed?.messages ?? [],
+    notices,
+    contextWindow,
+    todos: resumed?.todos ?? [],
+  };
 }
 
 /**

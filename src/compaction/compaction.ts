@@ -55,6 +55,11 @@ export interface CompactionSettings {
   auto: boolean;
   /** Where the content of cleared tool results is saved, for the model to read again. */
   resultsDirectory: string;
+  /**
+   * State the model keeps across turns (its todo list), as text restated beside every summary,
+   * so that it outlives the turns summarised; null when there is none.
+   */
+  restate?: () => string | null;
 }
 
 /** Old results are cleared once the request passes this share of the window... */
@@ -150,6 +155,7 @@ export function createCompaction(settings: CompactionSettings): Compaction {
       firstPromptOf(state.messages),
       summary,
       state.messages.slice(start),
+      settings.restate?.() ?? null,
     );
     state.messages = messages;
     state.lastRequestSize = null;

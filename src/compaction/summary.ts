@@ -56,17 +56,22 @@ function canStartAt(message: Message): boolean {
   return typeof message.content === "string" || message.content.every((b) => b.type === "text");
 }
 
-/** The history after a summary: first prompt and summary in one user message, then the kept turns. */
+/**
+ * The history after a summary: first prompt, summary and any `restated` state (the todo list)
+ * in one user message, then the kept turns.
+ */
 export function historyAfterSummary(
   firstPrompt: string,
   summary: string,
   kept: readonly Message[],
+  restated: string | null = null,
 ): Message[] {
   const head: UserMessage = {
     role: "user",
     content: [
       { type: "text", text: firstPrompt || "(no prompt)" },
       { type: "text", text: `${SUMMARY_HEADING}\n\n${summary}` },
+      ...(restated ? [{ type: "text" as const, text: restated }] : []),
     ],
   };
   return [head, ...kept];

@@ -10,6 +10,7 @@ import type {
   Usage,
   UserMessage,
 } from "./messages.js";
+import type { TodoItem } from "./todo-item.js";
 
 /** Why the loop goes on to another turn. */
 export type TransitionReason =
@@ -52,6 +53,8 @@ export type LoopEvent =
   /** The loop asks the model to go on with an answer cut off by the output limit. */
   | { type: "continuation"; turn: number; message: UserMessage }
   | { type: "turn_end"; turn: number; transitionReason: TransitionReason | null }
+  /** The model replaced its plan with todo_write: the whole list as it now stands. */
+  | { type: "todos"; todos: TodoItem[] }
   | CompactionEvent
   | LoopStop;
 

@@ -12,7 +12,11 @@ import {
   type Usage,
   type UserMessage,
 } from "../core/messages.js";
+import type { Reminder } from "../core/reminders.js";
+import type { TodoItem } from "../core/todo-item.js";
 import { agentLoop, createLoopState, type LoopState } from "../loop.js";
+import type { TodoList } from "../planning/todo-list.js";
+import { todoReminder } from "../planning/todo-reminder.js";
 import type { Provider } from "../providers/provider.js";
 import type { Toolbox } from "../tools/toolbox.js";
 import { costOf } from "./cost.js";
@@ -29,6 +33,8 @@ export interface AgentSessionOptions {
   messages?: Message[];
   /** Keeps the history inside the model's context window; without it, none is made. */
   compaction?: Compaction;
+  /** The model's plan, kept by the todo_write tool: announced as it changes, and reminded of. */
+  todos?: TodoList;
 }
 
 export interface AgentSession {
@@ -39,6 +45,8 @@ export interface AgentSession {
   usage(): Usage;
   /** What those requests cost in US dollars, each at its model's price; null when one is unknown. */
   cost(): number | null;
+  /** The todo list as it stands (empty without one). */
+  todos(): readonly TodoItem[];
   runPrompt(prompt: string, signal: AbortSignal): AsyncGenerator<LoopEvent, LoopStop>;
   /** Summarises the history now (the REPL's /compact), with an optional focus for the summary. */
   compact(focus: string | undefined, signal: AbortSignal): AsyncGenerator<LoopEvent, string>;
@@ -66,6 +74,8 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
   let cost: number | null = 0;
   const limits: Limit[] = [repeatedCallLimit];
   if (options.maxCostUsd !== undefined) limits.push(maxCostLimit(options.maxCostUsd, () => cost));
+  const { todos } = options;
+  const reminders: Reminder[] = todos ? [todoReminder(todos)] : [];
 
   const parts = (signal: AbortSignal) => ({
     provider,
@@ -87,6 +97,9 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
         cost = cost === null || dollars === null ? null : cost + dollars;
       }
       yield event;
+      // A tool that ran may have replaced the plan: every consumer learns it from the stream.
+      const changed = event.type === "tool_end" ? todos?.takeChange() : null;
+      if (changed) yield { type: "todos", todos: changed } satisfies LoopEvent;
     }
   }
 
@@ -102,6 +115,7 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
     },
     usage: () => usage,
     cost: () => cost,
+    todos: () => todos?.items() ?? [],
     async *runPrompt(prompt, signal) {
       const message: UserMessage = { role: "user", content: prompt };
       state.messages.push(message);
@@ -115,6 +129,7 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
           signal,
           limits,
           compaction,
+          reminders,
         }),
       );
     },

@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { ConfigError } from "../core/errors.js";
 import type { Message, UserMessage } from "../core/messages.js";
 import { toolUses } from "../core/messages.js";
+import type { TodoItem } from "../core/todo-item.js";
+import { lastTodoList } from "../planning/last-todos.js";
 import { interruptedResult } from "../tools/toolbox.js";
 import { contextFromEntries } from "./replay.js";
 import {
@@ -24,6 +26,8 @@ export interface ResumedSession {
   added: Message[];
   /** The window its latest compaction fitted the history into (one the API may have named). */
   contextWindow: number | undefined;
+  /** The todo list of its last todo_write call, from every message, summarised ones included. */
+  todos: TodoItem[];
 }
 
 export function findSessionToResume(
@@ -50,7 +54,11 @@ export function findSessionToResume(
   const added = answerUnfinishedToolCalls(messages);
   const compactions = entries.flatMap((entry) => (entry.type === "compaction" ? [entry] : []));
   const contextWindow = compactions.at(-1)?.contextWindow;
-  return { header, messages: [...messages, ...added], problems, added, contextWindow };
+  const everyMessage = entries.flatMap((entry) =>
+    entry.type === "message" ? [entry.message] : [],
+  );
+  const todos = lastTodoList(everyMessage);
+  return { header, messages: [...messages, ...added], problems, added, contextWindow, todos };
 }
 
 /** A run killed while tools ran leaves tool calls without results: answer them as interrupted. */

@@ -6,6 +6,7 @@ import type { CompactionEvent, LoopEvent } from "../core/events.js";
 import type { ToolUseBlock } from "../core/messages.js";
 import { count, plural } from "../core/wording.js";
 import type { MarkdownStream } from "./markdown.js";
+import { todoLines } from "./todo-lines.js";
 
 export interface Output {
   write(text: string): unknown;
@@ -93,6 +94,8 @@ export function createRenderer(options: RendererOptions): (event: LoopEvent) => 
         options.progress.write(`${paint("36", "⏺")} ${describeCall(event.call)}\n`);
         return;
       case "tool_end": {
+        // The list it set is shown in its place, by the todos event that follows.
+        if (event.call.name === "todo_write" && !event.result.is_error) return;
         const marker = event.result.is_error ? paint("31", "  ⎿ ") : dim("  ⎿ ");
         const diff = event.result.is_error ? null : diffLines(event.result.content);
         if (diff) {
@@ -103,6 +106,9 @@ export function createRenderer(options: RendererOptions): (event: LoopEvent) => 
         } else options.progress.write(`${marker}${dim(preview(event.result.content))}\n`);
         return;
       }
+      case "todos":
+        options.progress.write(`${dim("  ⎿ ")}${todoLines(event.todos, paint).join("\n    ")}\n`);
+        return;
       case "retry":
         endLine();
         options.progress.write(
@@ -139,9 +145,11 @@ export function describeCall(call: ToolUseBlock): string {
   const shown =
     call.name === "bash" && typeof input?.command === "string"
       ? `$ ${input.command}`
-      : typeof input?.file_path === "string"
-        ? input.file_path
-        : JSON.stringify(call.input);
+      : call.name === "todo_write" && Array.isArray(input?.todos)
+        ? plural(input.todos.length, "item")
+        : typeof input?.file_path === "string"
+          ? input.file_path
+          : JSON.stringify(call.input);
   return `${call.name} ${clip(shown.replace(/\s*\n\s*/g, " ⏎ "), PREVIEW_WIDTH)}`;
 }
 

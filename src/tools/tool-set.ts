@@ -1,20 +1,24 @@
 // Which tools the model gets: bash (s01) and the file tools (s02) by default, or the list the
 // user chose with --tools or "tools" in a settings file ("bash" alone is the s01 tool set).
+// The todo list (s05) is offered by default only to a local model: small models lose track of a
+// task of many steps first, while frontier models plan on their own and the default stays lean.
 
 import { ConfigError } from "../core/errors.js";
 import { readAllSettings } from "../core/settings.js";
 
-export const TOOL_NAMES = ["bash", "read", "write", "edit"] as const;
+export const TOOL_NAMES = ["bash", "read", "write", "edit", "todo_write"] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
-/** --tools wins; else the project's, then the user's "tools" setting; else every tool. */
+/** --tools wins; else the project's, then the user's "tools" setting; else the default set. */
 export async function chooseToolNames(input: {
   flag: string[] | undefined;
   workspace: string;
   env: NodeJS.ProcessEnv;
+  /** The session runs a local model (--provider local). */
+  localModel?: boolean;
 }): Promise<ToolName[]> {
   if (input.flag) return validNames(input.flag, "--tools");
-  let chosen: ToolName[] = [...TOOL_NAMES];
+  let chosen: ToolName[] = TOOL_NAMES.filter((name) => name !== "todo_write" || input.localModel);
   for (const { file, settings } of await readAllSettings(input)) {
     if (settings.tools === undefined) continue;
     const names = settings.tools;

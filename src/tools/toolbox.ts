@@ -59,13 +59,14 @@ export function createToolbox(
       return definitions;
     },
 
-    async run(call, signal) {
+    async run(sent, signal) {
       refresh();
-      const tool = byName.get(call.name);
+      const tool = byName.get(sent.name);
       if (!tool) {
         const known = [...byName.keys()].join(", ");
-        return errorResult(call, `Unknown tool "${call.name}". Available tools: ${known}.`);
+        return errorResult(sent, `Unknown tool "${sent.name}". Available tools: ${known}.`);
       }
+      const call = withArraysUnquoted(sent, tool);
       const problem = validate(call, tool);
       if (problem) return errorResult(call, `Invalid input for ${call.name}: ${problem}`);
       const permission = await checkPermission(call, tool);
@@ -120,6 +121,31 @@ function validate(call: ToolUseBlock, tool: Tool): string | null {
     }
   }
   return null;
+}
+
+/**
+ * Smaller models often send an array as its JSON text: where the schema asks for an array and
+ * the string is one, the tool gets the array. The recorded call keeps what the model sent.
+ */
+function withArraysUnquoted(call: ToolUseBlock, tool: Tool): ToolUseBlock {
+  const input = call.input;
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return call;
+  const record = input as Record<string, unknown>;
+  let repaired: Record<string, unknown> | null = null;
+  for (const [field, value] of Object.entries(record)) {
+    if (tool.inputSchema.properties[field]?.type !== "array" || typeof value !== "string") continue;
+    const parsed = parsedOrNull(value);
+    if (Array.isArray(parsed)) repaired = { ...(repaired ?? record), [field]: parsed };
+  }
+  return repaired ? { ...call, input: repaired } : call;
+}
+
+function parsedOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 function hasType(value: unknown, type: string): boolean {

@@ -6,6 +6,8 @@
 
 import type { CompactionTrigger, LoopStopReason, TransitionReason } from "../core/events.js";
 import type { Message, StopReason, Usage } from "../core/messages.js";
+import type { TodoItem } from "../core/todo-item.js";
+import { lastTodoList } from "../planning/last-todos.js";
 import type {
   SessionContents,
   SessionEntry,
@@ -63,6 +65,8 @@ export interface Step {
   transitionReason: TransitionReason | null;
   /** Set when the loop stopped after this request. */
   stop: { reason: LoopStopReason; detail: string } | null;
+  /** The model's todo list as it stood when this request was sent (empty without one). */
+  todos: TodoItem[];
 }
 
 export interface Timeline {
@@ -97,6 +101,8 @@ export function buildTimeline(session: SessionContents): Timeline {
 
 class TimelineBuilder {
   private readonly replay = new ContextReplay();
+  /** Every message recorded so far, compacted or not: where the todo list is read from. */
+  private readonly recorded: Message[] = [];
   private readonly items: ConversationItem[] = [];
   private readonly steps: Step[] = [];
   /** The step that items belong to until something starts the next request's input. */
@@ -179,6 +185,8 @@ class TimelineBuilder {
       this.open = null;
       this.awaitingRequest = true;
     }
+    // After its step is added: a reply's own todo_write call is seen from the next request on.
+    this.recorded.push(entry.message);
   }
 
   private turnEnd(turn: number, reason: TransitionReason | null): void {
@@ -236,6 +244,7 @@ class TimelineBuilder {
       compaction: this.compaction,
       transitionReason: null,
       stop: null,
+      todos: lastTodoList(this.recorded),
     };
     this.steps.push(added);
     this.compaction = null;

@@ -1,7 +1,9 @@
 // The facts of one step: which turn it was, why the model stopped, why the loop went on (or
 // that it stopped), what the request cost in tokens and how long the model took; for a summary
-// request, what it sent; for the first request after a compaction, what the compaction did.
+// request, what it sent; for the first request after a compaction, what the compaction did; and
+// the model's todo list as it stood.
 
+import type { TodoItem, TodoStatus } from "../../core/todo-item.js";
 import type { ConversationItem, Step } from "../timeline.js";
 import { compactionReason, describeCompaction } from "./compaction.js";
 import { element } from "./dom.js";
@@ -52,6 +54,7 @@ export function renderStepInfo(
   } else {
     facts.push(fact("reply", "none recorded: the session ends while this request was pending"));
   }
+  if (step.todos.length > 0) facts.push(fact("todos", todosLine(step.todos)));
   if (step.transitionReason) facts.push(fact("transition", step.transitionReason));
   if (step.stop) {
     const stopped = fact("loop stopped", `${step.stop.reason}: ${step.stop.detail}`);
@@ -66,6 +69,18 @@ function fact(name: string, value: string): HTMLElement {
   const node = element("span", { className: "fact" }, [element("b", {}, [name]), value]);
   node.dataset.fact = name;
   return node;
+}
+
+const TODO_MARKS: Record<TodoStatus, string> = {
+  completed: "✔",
+  in_progress: "▶",
+  pending: "☐",
+  cancelled: "✘",
+};
+
+/** The list as it stood for this request, on one line: done ticked, the current one marked. */
+function todosLine(todos: readonly TodoItem[]): string {
+  return todos.map((item) => `${TODO_MARKS[item.status]} ${item.content}`).join(" · ");
 }
 
 function duration(ms: number): string {
