@@ -153,3 +153,32 @@ class ByteWriter {
     return Buffer.concat(this.chunks, this.length);
   }
 }
+
+/**
+ * The metadata of a byte-level GPT-2-style tokenizer (every text spelt in byte tokens) with its
+ * chat template: what both test models share. "qwen2" is a ChatML family's pre-tokenizer;
+ * unlike "default" and "gpt-2" it leaves clean_up_tokenization_spaces off, so detokenizing
+ * " ," gives back " ," exactly.
+ */
+export function byteTokenizerMetadata(tokenizer: {
+  vocab: string[];
+  tokenTypes: number[];
+  endOfText: number;
+  endOfTurn: number;
+  chatTemplate: string;
+}): [string, Value][] {
+  const u32 = (value: number): Value => ({ type: UINT32, value });
+  return [
+    ["tokenizer.ggml.model", { type: STRING, value: "gpt2" }],
+    ["tokenizer.ggml.pre", { type: STRING, value: "qwen2" }],
+    ["tokenizer.ggml.tokens", { type: ARRAY, itemType: STRING, value: tokenizer.vocab }],
+    ["tokenizer.ggml.token_type", { type: ARRAY, itemType: INT32, value: tokenizer.tokenTypes }],
+    // No merges: every text is spelt in byte tokens. llama.cpp requires the key, not entries.
+    ["tokenizer.ggml.merges", { type: ARRAY, itemType: STRING, value: [] }],
+    ["tokenizer.ggml.bos_token_id", u32(tokenizer.endOfText)],
+    ["tokenizer.ggml.eos_token_id", u32(tokenizer.endOfTurn)],
+    ["tokenizer.ggml.padding_token_id", u32(tokenizer.endOfText)],
+    ["tokenizer.ggml.add_bos_token", { type: BOOL, value: false }],
+    ["tokenizer.chat_template", { type: STRING, value: tokenizer.chatTemplate }],
+  ];
+}

@@ -19,13 +19,11 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import {
   ALIGNMENT,
-  ARRAY,
-  BOOL,
   byteSymbols,
+  byteTokenizerMetadata,
   FILE_TYPE_ALL_F32,
   FLOAT32,
   ggufBytes,
-  INT32,
   STRING,
   type Tensor,
   TOKEN_CONTROL,
@@ -145,16 +143,13 @@ function qwen3ModelBytes(contextLength: number): Buffer {
     ["qwen3.attention.value_length", u32(HEAD_DIM)],
     ["qwen3.rope.freq_base", { type: FLOAT32, value: 1_000_000 }],
     ["qwen3.attention.layer_norm_rms_epsilon", { type: FLOAT32, value: 1e-6 }],
-    ["tokenizer.ggml.model", { type: STRING, value: "gpt2" }],
-    ["tokenizer.ggml.pre", { type: STRING, value: "qwen2" }],
-    ["tokenizer.ggml.tokens", { type: ARRAY, itemType: STRING, value: vocab }],
-    ["tokenizer.ggml.token_type", { type: ARRAY, itemType: INT32, value: tokenTypes }],
-    ["tokenizer.ggml.merges", { type: ARRAY, itemType: STRING, value: [] }],
-    ["tokenizer.ggml.bos_token_id", u32(idOf("<|endoftext|>"))],
-    ["tokenizer.ggml.eos_token_id", u32(imEnd)],
-    ["tokenizer.ggml.padding_token_id", u32(idOf("<|endoftext|>"))],
-    ["tokenizer.ggml.add_bos_token", { type: BOOL, value: false }],
-    ["tokenizer.chat_template", { type: STRING, value: QWEN3_TEMPLATE }],
+    ...byteTokenizerMetadata({
+      vocab,
+      tokenTypes,
+      endOfText: idOf("<|endoftext|>"),
+      endOfTurn: imEnd,
+      chatTemplate: QWEN3_TEMPLATE,
+    }),
   ];
 
   // Each scripted token gets a state dimension of its own (after CONSTANT, before the marks).

@@ -12,13 +12,11 @@ import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   ALIGNMENT,
-  ARRAY,
-  BOOL,
   byteSymbols,
+  byteTokenizerMetadata,
   FILE_TYPE_ALL_F32,
   FLOAT32,
   ggufBytes,
-  INT32,
   prng,
   STRING,
   type Tensor,
@@ -98,20 +96,14 @@ function tinyModelBytes(contextLength: number, options: TinyModelOptions): Buffe
     ["llama.rope.dimension_count", u32(headDim)],
     ["llama.rope.freq_base", { type: FLOAT32, value: 10000 }],
     ["llama.attention.layer_norm_rms_epsilon", { type: FLOAT32, value: 1e-5 }],
-    ["tokenizer.ggml.model", { type: STRING, value: "gpt2" }],
-    // "qwen2" is a ChatML family's GPT-2-style pre-tokenizer; unlike "default" and "gpt-2" it
-    // leaves clean_up_tokenization_spaces off, so detokenizing " ," gives back " ," exactly.
-    ["tokenizer.ggml.pre", { type: STRING, value: "qwen2" }],
-    ["tokenizer.ggml.tokens", { type: ARRAY, itemType: STRING, value: vocab }],
-    ["tokenizer.ggml.token_type", { type: ARRAY, itemType: INT32, value: tokenTypes }],
-    // No merges: every text is spelt in byte tokens. llama.cpp requires the key, not entries.
-    ["tokenizer.ggml.merges", { type: ARRAY, itemType: STRING, value: [] }],
-    ["tokenizer.ggml.bos_token_id", u32(tokens.endOfText)],
-    ["tokenizer.ggml.eos_token_id", u32(tokens.imEnd)],
     ["tokenizer.ggml.eot_token_id", u32(tokens.imEnd)],
-    ["tokenizer.ggml.padding_token_id", u32(tokens.endOfText)],
-    ["tokenizer.ggml.add_bos_token", { type: BOOL, value: false }],
-    ["tokenizer.chat_template", { type: STRING, value: options.chatTemplate ?? CHATML_TEMPLATE }],
+    ...byteTokenizerMetadata({
+      vocab,
+      tokenTypes,
+      endOfText: tokens.endOfText,
+      endOfTurn: tokens.imEnd,
+      chatTemplate: options.chatTemplate ?? CHATML_TEMPLATE,
+    }),
   ];
 
   const random = prng(options.seed ?? 1);
