@@ -23,7 +23,8 @@ const PLAN = "# Plan\n\n1. Change notes.txt to say two.\n2. Run the tests.\n";
 /** The note plan mode starts with names the plan file: `...but your plan, /path/plan.md, which...`. */
 const PLAN_FILE_IN_NOTE = /change no file but your plan, (\/\S+\/plan\.md), which/;
 /** The line the plan's approval is typed on. */
-const APPROVAL = /\[y\]es, go on in ask mode; \[a\]uto, go on in auto mode; or say what to change: /;
+const APPROVAL =
+  /\[y\]es, go on in ask mode; \[a\]uto, go on in auto mode; or say what to change: /;
 
 type Event = { type: string; [key: string]: unknown };
 
@@ -137,7 +138,14 @@ describe("plan mode, headless", () => {
     expect(requests).toHaveLength(3);
     const sent = requests[0]?.body ?? "";
     expect(sent).toContain("[agentloop: plan mode is on.");
-    expect(sentTools(model)).toEqual(["bash", "edit", "exit_plan_mode", "read", "todo_write", "write"]);
+    expect(sentTools(model)).toEqual([
+      "bash",
+      "edit",
+      "exit_plan_mode",
+      "read",
+      "todo_write",
+      "write",
+    ]);
   });
 
   it("gives the plan as the JSON result, and a --continue goes on in plan mode", async () => {
@@ -282,7 +290,14 @@ describe("plan mode in the REPL", () => {
     expect(on).toMatch(/the file tools write only the plan file, \/\S+\/plan\.md/);
     await terminal.enter("plan the change", /Planning\./);
     expect(sent(1)).toContain("[agentloop: plan mode is on.");
-    expect(sentTools(model)).toEqual(["bash", "edit", "exit_plan_mode", "read", "todo_write", "write"]);
+    expect(sentTools(model)).toEqual([
+      "bash",
+      "edit",
+      "exit_plan_mode",
+      "read",
+      "todo_write",
+      "write",
+    ]);
     await terminal.enter("/permissions", /Permission mode plan/);
     await terminal.enter("/plan", /Plan mode off: permission mode ask/);
     await terminal.enter("now do it", /Back\./);

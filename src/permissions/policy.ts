@@ -102,14 +102,12 @@ export function createPermissionCheck(settings: PermissionOptions): PermissionCh
     const privateTmp = sandboxFor(current) !== null && !seatbelt;
     const scratch = [...(settings.scratch ?? []), ...(privateTmp ? ["/tmp"] : [])];
     const options = { ...settings, scratch, temporary: seatbelt ? [] : [tmpdir()] };
-    if (current === "plan" && tool.files) {
-      const planned = judgePlanFile(call, tool, options);
-      if (planned) return planned;
-    }
     const judged = await judge(call, tool, options);
-    if (judged.verdict === "allow") return { allowed: true };
     if (judged.verdict === "deny")
       return { allowed: false, reason: `Permission denied: ${judged.reason}.` };
+    const planned = current === "plan" ? judgePlanFile(call, tool, options) : null;
+    if (planned) return planned;
+    if (judged.verdict === "allow") return { allowed: true };
     switch (current) {
       case "yolo":
         return { allowed: true };
