@@ -16,7 +16,7 @@ import {
   startFakeModel,
 } from "./support/cli-harness.js";
 import { type FakeTurn, reply, text, toolUse } from "./support/fake-anthropic-server.js";
-import { openRepl, type Terminal } from "./support/terminal.js";
+import { openRepl } from "./support/terminal.js";
 
 const PLAN_MODE = ["--permission-mode", "plan"];
 const PLAN = "# Plan\n\n1. Change notes.txt to say two.\n2. Run the tests.\n";
@@ -25,6 +25,9 @@ const PLAN_FILE_IN_NOTE = /change no file but your plan, (\/\S+\/plan\.md), whic
 /** The line the plan's approval is typed on. */
 const APPROVAL =
   /\[y\]es, go on in ask mode; \[a\]uto, go on in auto mode; or say what to change: /;
+
+/** The tools plan mode offers with the default set: todo_write and exit_plan_mode added. */
+const PLAN_TOOLS = ["bash", "edit", "exit_plan_mode", "read", "todo_write", "write"];
 
 type Event = { type: string; [key: string]: unknown };
 
@@ -138,14 +141,7 @@ describe("plan mode, headless", () => {
     expect(requests).toHaveLength(3);
     const sent = requests[0]?.body ?? "";
     expect(sent).toContain("[agentloop: plan mode is on.");
-    expect(sentTools(model)).toEqual([
-      "bash",
-      "edit",
-      "exit_plan_mode",
-      "read",
-      "todo_write",
-      "write",
-    ]);
+    expect(sentTools(model)).toEqual(PLAN_TOOLS);
   });
 
   it("gives the plan as the JSON result, and a --continue goes on in plan mode", async () => {
@@ -227,22 +223,27 @@ describe("plan mode in the REPL", () => {
     first = model.requestCount();
   });
 
-  async function planShown(terminal: Terminal): Promise<string> {
-    return terminal.press("change notes.txt to say two\r", APPROVAL);
-  }
-
-  it("shows the plan for approval; approved, the session goes on in ask mode", async () => {
-    const sandbox = withNotes(freshSandbox());
+  /**
+   * A REPL in plan mode whose model writes the plan, calls exit_plan_mode, then writes `file`
+   * and answers `answer`; resolves once the plan waits for approval, with what the screen showed.
+   */
+  async function planShown(sandbox: Sandbox, file: string, answer: string) {
     model.script(
       [
         exitPlanMode("toolu_x"),
-        reply(toolUse("toolu_w", "write", { file_path: "two.txt", content: "two\n" })),
-        reply(text("Changed.")),
+        reply(toolUse("toolu_w", "write", { file_path: file, content: "two\n" })),
+        reply(text(answer)),
       ],
       writesPlanAt(1),
     );
     const terminal = await startRepl(sandbox, PLAN_MODE);
-    const screen = await planShown(terminal);
+    const screen = await terminal.press("change notes.txt to say two\r", APPROVAL);
+    return { terminal, screen };
+  }
+
+  it("shows the plan for approval; approved, the session goes on in ask mode", async () => {
+    const sandbox = withNotes(freshSandbox());
+    const { terminal, screen } = await planShown(sandbox, "two.txt", "Changed.");
     expect(screen).toMatch(/Approve this plan \(\/\S+\/plan\.md\)\?/);
     expect(screen).toContain("  1. Change notes.txt to say two.");
     // In ask mode the write is asked about: the question proves the mode.
@@ -257,16 +258,7 @@ describe("plan mode in the REPL", () => {
 
   it("rejected, stays in plan mode with the person's feedback for the model", async () => {
     const sandbox = withNotes(freshSandbox());
-    model.script(
-      [
-        exitPlanMode("toolu_x"),
-        reply(toolUse("toolu_w", "write", { file_path: "notes.txt", content: "two\n" })),
-        reply(text("I will revise the plan.")),
-      ],
-      writesPlanAt(1),
-    );
-    const terminal = await startRepl(sandbox, PLAN_MODE);
-    await planShown(terminal);
+    const { terminal } = await planShown(sandbox, "notes.txt", "I will revise the plan.");
     await terminal.enter("first add a test for it", /I will revise the plan\./);
     expect(await terminal.exit()).toBe(0);
     expect(sent(2)).toContain(
@@ -290,14 +282,7 @@ describe("plan mode in the REPL", () => {
     expect(on).toMatch(/the file tools write only the plan file, \/\S+\/plan\.md/);
     await terminal.enter("plan the change", /Planning\./);
     expect(sent(1)).toContain("[agentloop: plan mode is on.");
-    expect(sentTools(model)).toEqual([
-      "bash",
-      "edit",
-      "exit_plan_mode",
-      "read",
-      "todo_write",
-      "write",
-    ]);
+    expect(sentTools(model)).toEqual(PLAN_TOOLS);
     await terminal.enter("/permissions", /Permission mode plan/);
     await terminal.enter("/plan", /Plan mode off: permission mode ask/);
     await terminal.enter("now do it", /Back\./);
