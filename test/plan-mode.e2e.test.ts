@@ -16,7 +16,7 @@ import {
   startFakeModel,
 } from "./support/cli-harness.js";
 import { type FakeTurn, reply, text, toolUse } from "./support/fake-anthropic-server.js";
-import { openRepl } from "./support/terminal.js";
+import { openRepl, openTerminal } from "./support/terminal.js";
 
 const PLAN_MODE = ["--permission-mode", "plan"];
 const PLAN = "# Plan\n\n1. Change notes.txt to say two.\n2. Run the tests.\n";
@@ -142,6 +142,18 @@ describe("plan mode, headless", () => {
     const sent = requests[0]?.body ?? "";
     expect(sent).toContain("[agentloop: plan mode is on.");
     expect(sentTools(model)).toEqual(PLAN_TOOLS);
+  });
+
+  it("shows the plan on a terminal too, where answers are streamed", async () => {
+    const sandbox = freshSandbox();
+    model.script([exitPlanMode("toolu_x")], writesPlanAt(1));
+    const terminal = openTerminal({
+      env: { ...sandbox.env, ...model.env() },
+      cwd: sandbox.workspace,
+      args: ["-p", ...PLAN_MODE, "plan it"],
+    });
+    expect(await terminal.exited).toBe(0);
+    expect(terminal.output()).toContain("1. Change notes.txt to say two.");
   });
 
   it("gives the plan as the JSON result, and a --continue goes on in plan mode", async () => {
