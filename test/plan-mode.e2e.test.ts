@@ -305,4 +305,14 @@ describe("plan mode in the REPL", () => {
     expect(recordedModes(sandbox)).toEqual(["plan", "ask"]);
     model.script([]);
   });
+
+  it("Shift-Tab at the prompt turns plan mode on and off, as /plan does", async () => {
+    const sandbox = freshSandbox();
+    const terminal = await startRepl(sandbox);
+    await terminal.press("\x1b[Z", /Plan mode on: [\s\S]*› /);
+    await terminal.enter("/permissions", /Permission mode plan/);
+    await terminal.press("\x1b[Z", /Plan mode off: permission mode ask[\s\S]*› /);
+    expect(await terminal.exit()).toBe(0);
+    expect(recordedModes(sandbox)).toEqual(["plan", "ask"]);
+  });
 });

@@ -49,6 +49,7 @@ const EXIT_WORDS = new Set(["exit", "quit", "q"]);
 export const KEYS_HELP = [
   "Enter sends the prompt. A line ending in \\ goes on on the next line; a paste is one prompt.",
   "Up and Down recall earlier prompts, also of earlier sessions. Tab completes commands and session ids.",
+  "Shift-Tab turns plan mode on or off, as /plan does.",
   "Ctrl-C clears the line, or stops the running turn; twice in a row exits. Ctrl-D exits too.",
 ];
 
