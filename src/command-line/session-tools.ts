@@ -72,11 +72,6 @@ export interface SessionTools {
 
 export async function createSessionTools(setup: ToolSetup): Promise<SessionTools> {
   const { options, mode } = setup;
-  const bashOptions: BashOptions = {
-    cwd: options.cwd,
-    secretNames: setup.keyVariable ? [setup.keyVariable] : [],
-    redact: createRedactor(secretValues(setup.env)),
-  };
   // A person at the terminal may go into plan mode and out of it into any mode.
   const switchable = setup.readline !== undefined;
   let scratch: string | undefined;
@@ -155,11 +150,17 @@ export async function createSessionTools(setup: ToolSetup): Promise<SessionTools
     removeTemporaries();
     throw error;
   }
-  bashOptions.wrap = (argv, context) => currentSandbox()?.wrap(argv, context) ?? argv;
-  Object.defineProperty(bashOptions, "endLeftovers", {
-    get: () => currentSandbox()?.endsLeftovers === false,
-  });
-  bashOptions.tempDir = scratch;
+  const bashOptions: BashOptions = {
+    cwd: options.cwd,
+    secretNames: setup.keyVariable ? [setup.keyVariable] : [],
+    redact: createRedactor(secretValues(setup.env)),
+    // The sandbox of the mode the command runs in, read at each command.
+    wrap: (argv, context) => currentSandbox()?.wrap(argv, context) ?? argv,
+    get endLeftovers() {
+      return currentSandbox()?.endsLeftovers === false;
+    },
+    tempDir: scratch,
+  };
   const reads = createFileReads();
   const workspace = options.cwd;
   const make: Record<ToolName, () => Tool> = {

@@ -122,7 +122,7 @@ export async function startSession(
       : defaultPermissionMode({ interactive });
   // The plan lives beside the session's other files, outside the workspace it must not change.
   const plan = createPlanMode({ file: () => join(directory, writer.id, "plan.md") });
-  if (mode === "plan" && file.mode !== "plan") writer.recordMode(mode);
+  recordPlanMode(writer, mode, file.mode);
   if (mode === "yolo") {
     notices.push(
       "permission mode yolo: commands run without a sandbox and without asking. Deny rules still apply.",
@@ -202,8 +202,7 @@ export async function startSession(
     messages: file.messages,
     compaction: compactionFor(writer.id),
     todos,
-    plan,
-    mode: modes.current,
+    planning: { plan, mode: modes.current },
   });
   // What a new session's header names: the model of the latest /model.
   let current = resolved;
@@ -222,8 +221,7 @@ export async function startSession(
       writer = next.writer;
       // A new history: the model knows nothing of plan mode yet, and the new file says it is on.
       plan.told(null);
-      if ((modes.current() === "plan") !== (next.mode === "plan"))
-        writer.recordMode(modes.current());
+      recordPlanMode(writer, modes.current(), next.mode);
       return { sessionPath: next.writer.path, notices: next.notices };
     },
     async switchModel(name) {
@@ -242,6 +240,18 @@ export async function startSession(
     },
   };
   return { session, sessionPath: writer.path, notices, controls };
+}
+
+/**
+ * Says in the session file whether it goes on in plan mode, when the file says otherwise (it
+ * last recorded `recorded`): a resume then starts in plan mode exactly when it was left in it.
+ */
+function recordPlanMode(
+  writer: SessionWriter,
+  mode: PermissionMode,
+  recorded: PermissionMode | undefined,
+): void {
+  if ((mode === "plan") !== (recorded === "plan")) writer.recordMode(mode);
 }
 
 /** The states restated beside a compaction's summary, one paragraph each; null when none has any. */

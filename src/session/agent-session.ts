@@ -37,10 +37,11 @@ export interface AgentSessionOptions {
   compaction?: Compaction;
   /** The model's plan, kept by the todo_write tool: announced as it changes, and reminded of. */
   todos?: TodoList;
-  /** Plan mode: its note goes with the prompt after the mode changed; a presented plan ends the run. */
-  plan?: PlanMode;
-  /** The permission mode now (plan mode changes it); needed with `plan`. */
-  mode?: () => PermissionMode;
+  /**
+   * Plan mode, and the permission mode now: a note goes with the prompt after the mode went into
+   * or out of plan mode, and a plan presented with no one to approve it ends the run.
+   */
+  planning?: { plan: PlanMode; mode: () => PermissionMode };
 }
 
 export interface AgentSession {
@@ -80,8 +81,8 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
   let cost: number | null = 0;
   const limits: Limit[] = [repeatedCallLimit];
   if (options.maxCostUsd !== undefined) limits.push(maxCostLimit(options.maxCostUsd, () => cost));
-  const { plan, mode } = options;
-  if (plan) limits.push(plan.limit);
+  const { planning } = options;
+  if (planning) limits.push(planning.plan.limit);
   const { todos } = options;
   const reminders: Reminder[] = todos ? [todoReminder(todos)] : [];
 
@@ -126,7 +127,7 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
     todos: () => todos?.items() ?? [],
     async *runPrompt(prompt, signal) {
       // What the model must know of the mode, as a note beside the prompt: plan mode began or ended.
-      const note = plan && mode ? plan.noteFor(mode()) : null;
+      const note = planning ? planning.plan.noteFor(planning.mode()) : null;
       const message: UserMessage = {
         role: "user",
         content: note
