@@ -3,7 +3,15 @@
 // the plan as its answer, the person approving or rejecting the plan in a pseudo-terminal, /plan
 // in the REPL, and the mode kept across --continue and a compaction.
 
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ToolResultBlock } from "../src/core/messages.js";
@@ -315,4 +323,31 @@ describe("plan mode in the REPL", () => {
     expect(await terminal.exit()).toBe(0);
     expect(recordedModes(sandbox)).toEqual(["plan", "ask"]);
   });
+
+  it.runIf(process.platform === "linux")(
+    "/plan where the read-only sandbox cannot start says why and leaves the mode as it was",
+    async () => {
+      const sandbox = freshSandbox();
+      // A PATH with the terminal's python3 on it and no bwrap.
+      const bin = join(sandbox.home, "bin");
+      mkdirSync(bin);
+      symlinkSync(
+        execFileSync("python3", ["-c", "import sys; print(sys.executable)"], {
+          encoding: "utf8",
+        }).trim(),
+        join(bin, "python3"),
+      );
+      const terminal = await openRepl({
+        env: { ...sandbox.env, ...model.env(), PATH: bin },
+        cwd: sandbox.workspace,
+      });
+      await terminal.enter(
+        "/plan",
+        /agentloop: The sandbox cannot start \(bwrap is not installed\)/,
+      );
+      await terminal.enter("/permissions", /Permission mode ask/);
+      expect(await terminal.exit()).toBe(0);
+      expect(recordedModes(sandbox)).toEqual([]);
+    },
+  );
 });
