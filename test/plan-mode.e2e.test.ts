@@ -40,10 +40,10 @@ const PLAN_TOOLS = ["bash", "edit", "exit_plan_mode", "read", "todo_write", "wri
 type Event = { type: string; [key: string]: unknown };
 
 /**
- * Script options that answer request number `at` (1-based) with a write of `content` to the plan
- * file the model was told of, as a model that read its note would; the script answers the others.
+ * Script options that answer request number `at` (1-based) with a write of PLAN to the plan file
+ * the model was told of, as a model that read its note would; the script answers the others.
  */
-function writesPlanAt(at: number, content = PLAN) {
+function writesPlanAt(at: number) {
   let file: string | undefined;
   let requests = 0;
   return {
@@ -53,7 +53,7 @@ function writesPlanAt(at: number, content = PLAN) {
       file ??= PLAN_FILE_IN_NOTE.exec(lastUserText)?.[1];
       if (requests !== at) return undefined;
       if (!file) throw new Error("the model was not told where the plan file is");
-      return reply(toolUse("toolu_plan", "write", { file_path: file, content }));
+      return reply(toolUse("toolu_plan", "write", { file_path: file, content: PLAN }));
     },
   };
 }
