@@ -71,6 +71,7 @@ describe("the command table", () => {
       "/resume",
       "/permissions",
       "/export",
+      "/tasks",
       "/exit",
     ]);
     for (const command of COMMANDS) {

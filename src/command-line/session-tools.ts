@@ -5,6 +5,8 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Interface } from "node:readline";
+import { createTaskStopTool } from "../background/task-stop.js";
+import type { BackgroundTasks } from "../background/tasks.js";
 import { ConfigError } from "../core/errors.js";
 import type { McpConnections } from "../mcp/connections.js";
 import { startSessionMcp } from "../mcp/session-mcp.js";
@@ -52,6 +54,8 @@ export interface ToolSetup {
   localModel: boolean;
   /** One sentence for the user before the session starts (an MCP server that did not start). */
   onNotice: (sentence: string) => void;
+  /** The session's background tasks: bash gets run_in_background, and task_stop comes with it. */
+  tasks?: BackgroundTasks;
 }
 
 export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
@@ -60,6 +64,7 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
     cwd: options.cwd,
     secretNames: setup.keyVariable ? [setup.keyVariable] : [],
     redact: createRedactor(secretValues(setup.env)),
+    startBackground: setup.tasks?.start,
   };
   const shape = sandboxFor(mode);
   let scratch: string | undefined;
@@ -144,13 +149,19 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
     scratch: scratch ? [scratch] : [],
   });
   const builtIn = names.map((name) => make[name]());
-  // The same array until an MCP server's tools change, as the toolbox asks.
+  // Offered from the first background task on: a session that starts none pays nothing for it.
+  const { tasks } = setup;
+  const taskStop = tasks && names.includes("bash") ? [createTaskStopTool(tasks) as Tool] : [];
+  const offerTaskStop = () => taskStop.length > 0 && (tasks?.list().length ?? 0) > 0;
+  // The same array until an MCP server's tools change, or task_stop comes, as the toolbox asks.
   let fromMcp: readonly Tool[] | null = null;
+  let withTaskStop = false;
   let all: readonly Tool[] = builtIn;
   const currentTools = () => {
-    if (mcp.tools() !== fromMcp) {
+    if (mcp.tools() !== fromMcp || offerTaskStop() !== withTaskStop) {
       fromMcp = mcp.tools();
-      all = [...builtIn, ...fromMcp];
+      withTaskStop = offerTaskStop();
+      all = [...builtIn, ...(withTaskStop ? taskStop : []), ...fromMcp];
     }
     return all;
   };

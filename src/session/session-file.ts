@@ -15,6 +15,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import type {
+  BackgroundTaskEvent,
   CompactionEvent,
   LoopEvent,
   LoopStopReason,
@@ -49,7 +50,9 @@ export type SessionEntry =
   | { type: "stop"; at: string; reason: LoopStopReason; detail: string }
   | { type: "repair"; at: string; description: string }
   /** The history was compacted; the messages before it stay in the file, untouched. */
-  | (CompactionEvent & { at: string });
+  | (CompactionEvent & { at: string })
+  /** A background task started, was told to the model as ended, or was stopped (s11). */
+  | (BackgroundTaskEvent & { at: string });
 
 export function sessionsDirectory(env: NodeJS.ProcessEnv = process.env): string {
   return join(stateDirectory(env), "sessions");
@@ -111,6 +114,9 @@ export function openSessionWriter(
           append({ type: "stop", at: at(), reason: event.reason, detail: event.detail });
           return;
         case "compaction":
+        case "task_started":
+        case "task_notification":
+        case "task_stopped":
           append({ ...event, at: at() });
           return;
         case "turn_start":
@@ -201,6 +207,9 @@ function shapeProblem(value: unknown, lineNumber: number): string | null {
     case "turn_end":
     case "stop":
     case "repair":
+    case "task_started":
+    case "task_notification":
+    case "task_stopped":
       return null;
     case "compaction":
       return compactionProblem(record);

@@ -6,6 +6,7 @@ import type { CompactionEvent, LoopEvent } from "../core/events.js";
 import type { ToolUseBlock } from "../core/messages.js";
 import { count, plural } from "../core/wording.js";
 import type { MarkdownStream } from "./markdown.js";
+import { describeTask } from "./task-line.js";
 import { todoLines } from "./todo-lines.js";
 
 export interface Output {
@@ -122,6 +123,11 @@ export function createRenderer(options: RendererOptions): (event: LoopEvent) => 
         endLine();
         options.progress.write(dim(`⟳ ${describeCompaction(event)}\n`));
         return;
+      // The model is told now; a person sees the same line.
+      case "task_notification":
+        endLine();
+        options.progress.write(dim(`◆ background task ${describeTask(event.task)}\n`));
+        return;
       case "stop":
         endLine();
         if (event.reason === "error")
@@ -135,6 +141,9 @@ export function createRenderer(options: RendererOptions): (event: LoopEvent) => 
       case "tool_results":
       case "continuation":
       case "turn_end":
+      // The tool's result says it started or stopped it.
+      case "task_started":
+      case "task_stopped":
         return;
     }
   };
