@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs
 import { join, resolve } from "node:path";
 import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { pgrep, uniqueSleep } from "./support/bash-harness.js";
+import { eventually, pgrep, uniqueSleep } from "./support/bash-harness.js";
 import {
   type FakeModel,
   freshSandbox,
@@ -17,6 +17,7 @@ import {
   startFakeModel,
 } from "./support/cli-harness.js";
 import { type FakeTurn, reply, text, toolUse } from "./support/fake-anthropic-server.js";
+import { openRepl } from "./support/terminal.js";
 
 const schema = (name: string) =>
   JSON.parse(readFileSync(resolve(import.meta.dirname, "../schemas", name), "utf8"));
@@ -35,14 +36,6 @@ const background = (id: string, command: string, extra: Record<string, unknown> 
 const foreground = (id: string, command: string) => reply(toolUse(id, "bash", { command }));
 /** Waits in a foreground command until a background command has touched `flag` and exited. */
 const waitFor = (flag: string) => `until [ -e ${flag} ]; do sleep 0.05; done; sleep 0.5`;
-
-async function eventually(condition: () => boolean, what: string): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    if (condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`Still not so after 10 s: ${what}`);
-}
 
 describe("background tasks", () => {
   let model: FakeModel;
@@ -218,7 +211,7 @@ describe("background tasks", () => {
     const task = (big.final.background_tasks as Task[])[0] as Task;
     expect(task.status).toBe("completed");
     const size = statSync(task.output_file).size;
-    expect(size).toBeLessThanOrEqual(10 * 1024 * 1024 + 200);
+    expect(size).toBeLessThanOrEqual(10 * 1024 * 1024);
     expect(size).toBeGreaterThan(5 * 1024 * 1024);
     const file = readFileSync(task.output_file, "utf8");
     expect(file).toMatch(
@@ -331,4 +324,61 @@ describe("agentloop killed with SIGKILL while background tasks run", () => {
       await eventually(() => pgrep(sleeper.pattern).length === 0, "the sleepers are gone");
     });
   }
+});
+
+describe("background tasks in the REPL", () => {
+  let model: FakeModel;
+  beforeAll(async () => {
+    model = await startFakeModel("anthropic");
+  });
+  afterAll(() => model.close());
+
+  it("lists tasks with /tasks, shows a task that ends while the model is idle, and tells it with the next prompt", async () => {
+    const sandbox = freshSandbox();
+    model.script([
+      background("b1", "sleep 1; echo idle-done"),
+      reply(text("Started it.")),
+      reply(text("It finished.")),
+    ]);
+    const terminal = await openRepl({
+      env: { ...sandbox.env, ...model.env() },
+      cwd: sandbox.workspace,
+      args: YOLO,
+    });
+    await terminal.enter("start it", /Started it\./);
+    expect(await terminal.enter("/tasks")).toMatch(
+      /1 task running:\r\n {2}bg_1 \(bash "sleep 1; echo idle-done"\) is running; output in \/\S+\/bg_1\.output/,
+    );
+    await terminal.waitFor(
+      /◆ background task bg_1 \(bash "sleep 1; echo idle-done"\) completed \(exit code 0\); the model is told with your next prompt/,
+    );
+    await terminal.enter("what happened?", /It finished\./);
+    const body = JSON.parse(model.requests().at(-1)?.body ?? "{}") as {
+      messages: { content: Block[] }[];
+    };
+    const last = body.messages.at(-1)?.content ?? [];
+    expect(last[0]).toEqual({ type: "text", text: "what happened?" });
+    expect(last[1]?.text).toMatch(/^<task-notification>\n<task-id>bg_1<\/task-id>[\s\S]*idle-done/);
+    expect(await terminal.enter("/tasks")).toMatch(/0 tasks running:\r\n {2}bg_1 .* completed/);
+    expect(await terminal.exit()).toBe(0);
+  });
+
+  it("shows on the progress line how many tasks are running", async () => {
+    const sandbox = freshSandbox();
+    const sleeper = uniqueSleep();
+    model.script([
+      background("b1", sleeper.command),
+      foreground("f1", "sleep 1.5"),
+      reply(text("Waited.")),
+    ]);
+    const terminal = await openRepl({
+      env: { ...sandbox.env, ...model.env() },
+      cwd: sandbox.workspace,
+      args: YOLO,
+    });
+    const shown = await terminal.enter("start and wait", /Waited\./);
+    expect(shown).toMatch(/running… \d+\.\d s · 1 background task running/);
+    expect(await terminal.exit()).toBe(0);
+    await eventually(() => pgrep(sleeper.pattern).length === 0, "the task ended with the REPL");
+  });
 });

@@ -1,8 +1,12 @@
-// What the model is told when a background task ends: Claude Code's <task-notification>
-// (https://code.claude.com/docs/en/agent-sdk/typescript lists its task_id, status, summary and
-// output_file; its status names are completed, failed and killed), with the exit code and the
-// end of the output added, so that a failure can be seen without reading the file
-// (anthropics/claude-code#21191 and the requests around it).
+// What the model is told when a background task ends: Claude Code's <task-notification>, the
+// block its TaskOutput tool description promises "with the same path" as the output file
+// (https://context-audit.tj-zhang.com/tools/task-output/), with the fields of its stream's
+// task_notification message: task_id, status, summary, output_file
+// (https://hexdocs.pm/claude_code/ClaudeCode.Message.SystemMessage.TaskNotification.html).
+// Its task states are pending, running, completed, failed and killed
+// (https://www.markdown.engineering/learn-claude-code/14-task-system); timed_out is ours. The
+// exit code and the end of the output are added, so that a failure is seen without reading the
+// file, as its users ask (https://github.com/anthropics/claude-code/issues/21191).
 
 import type { BackgroundTask } from "../core/background-task.js";
 
