@@ -227,6 +227,29 @@ describe("background tasks", () => {
     expect(peak(big) - peak(small)).toBeLessThan(30 * 1024);
   });
 
+  it("ends a task when its timeout runs out, and says so in its notice", async () => {
+    const sleeper = uniqueSleep();
+    const { events, requests } = await run(
+      [
+        background("b1", `echo before; ${sleeper.command}`, { timeout: 1 }),
+        foreground("f1", "sleep 2"),
+        reply(text("It timed out.")),
+      ],
+      [...YOLO, "a slow one"],
+    );
+    const notice = noticeIn(lastMessages(requests)[2] ?? [])?.text ?? "";
+    expect(notice).toContain("<status>timed_out</status>");
+    expect(notice).not.toContain("<exit-code>");
+    expect(notice).toMatch(
+      /<summary>Background command "echo before; sleep [^"]*" timed out after 1 s; it and everything it started were killed\.<\/summary>/,
+    );
+    expect(notice).toContain("<output-tail>\nbefore\n</output-tail>");
+    expect(events.find((event) => event.type === "task_notification")).toMatchObject({
+      task: { status: "timed_out", exit_code: null },
+    });
+    expect(pgrep(sleeper.pattern)).toEqual([]);
+  });
+
   it("refuses a 17th task while 16 run, with a clear result", async () => {
     const sleeper = uniqueSleep();
     // Each its own command, or the repeated-call guard would stop the run.
