@@ -153,7 +153,7 @@ export function describeCall(call: ToolUseBlock): string {
   const input = call.input as Record<string, unknown> | null;
   const shown =
     call.name === "bash" && typeof input?.command === "string"
-      ? `$ ${input.command}`
+      ? `${input.run_in_background === true ? "(background) " : ""}$ ${input.command}`
       : call.name === "todo_write" && Array.isArray(input?.todos)
         ? plural(input.todos.length, "item")
         : typeof input?.file_path === "string"
