@@ -132,6 +132,33 @@ describe("background tasks", () => {
     ]);
   });
 
+  it("goes on with --continue from a session file holding a task's events and notice", async () => {
+    const first = await run(
+      [
+        background("b1", "echo resumed-output; touch r.flag"),
+        foreground("f1", waitFor("r.flag")),
+        reply(text("Done once.")),
+      ],
+      [...YOLO, "first"],
+    );
+    const again = await run(
+      [reply(text("Done again."))],
+      [...YOLO, "--continue", "again"],
+      first.sandbox,
+    );
+    expect(again.code).toBe(0);
+    expect(again.stderr).not.toMatch(/skipped|problem|repaired/i);
+    const body = JSON.parse(again.requests[0]?.body ?? "{}") as {
+      messages: { content: Block[] }[];
+    };
+    const told = body.messages.flatMap((message) =>
+      Array.isArray(message.content)
+        ? message.content.filter((block) => block.type === "text")
+        : [],
+    );
+    expect(told.some((block) => block.text?.includes("resumed-output"))).toBe(true);
+  });
+
   it("task_stop ends a task and every process it started, also one in a session of its own", async () => {
     const [child, escaped] = [uniqueSleep(), uniqueSleep()];
     const count = `pgrep -f '${child.pattern}|${escaped.pattern}' | wc -l`;
