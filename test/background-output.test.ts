@@ -1,7 +1,7 @@
 // A background task's output file and its notice: the file keeps the newest output under its
 // cap and says what it dropped; the notice shows the end of the output and cannot be forged.
 
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
@@ -54,9 +54,12 @@ describe("a task's output file", () => {
   });
 
   it("reports a file it cannot open, and loses nothing else", () => {
-    const output = openTaskOutput("/nonexistent-agentloop/bg_1.output");
+    // Its directory would be inside a file.
+    const file = outputPath();
+    writeFileSync(file, "");
+    const output = openTaskOutput(join(file, "bg_1.output"));
     output.write(Buffer.from("still seen\n"));
-    expect(output.problem()).toMatch(/ENOENT/);
+    expect(output.problem()).toMatch(/ENOTDIR|EEXIST/);
     expect(output.tail()).toBe("still seen");
   });
 });

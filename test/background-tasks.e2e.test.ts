@@ -83,10 +83,14 @@ describe("background tasks", () => {
   it("returns at once, lets a foreground command run meanwhile, and tells the next request how the task ended", async () => {
     const { code, events, final, requests } = await run(
       [
-        background("b1", "sleep 1; seq 1 20000; echo LAST-LINE >&2; touch finished.flag; exit 3"),
+        // The task goes on once the foreground command has seen it running.
+        background(
+          "b1",
+          "until [ -e go.flag ]; do sleep 0.05; done; seq 1 20000; echo LAST-LINE >&2; touch finished.flag; exit 3",
+        ),
         foreground(
           "f1",
-          `[ -e finished.flag ] || echo task-still-running; ${waitFor("finished.flag")}`,
+          `[ -e finished.flag ] || echo task-still-running; touch go.flag; ${waitFor("finished.flag")}`,
         ),
         reply(text("Both done.")),
       ],
@@ -98,7 +102,7 @@ describe("background tasks", () => {
     expect(started?.durationMs).toBeLessThan(1000);
     expect(started?.result.is_error).toBeFalsy();
     expect(started?.result.content).toMatch(
-      /^Started background task bg_1 \(bash "sleep 1; seq 1 20000; .*"\); its output goes to \/.*\/tasks\/bg_1\.output\. You will be told when it ends; read the file to see its output; stop it with task_stop\.$/,
+      /^Started background task bg_1 \(bash "until \[ -e go\.flag \]; .*"\); its output goes to \/.*\/tasks\/bg_1\.output\. You will be told when it ends; read the file to see its output; stop it with task_stop\.$/,
     );
     expect(toolEnd(events, "f1")?.result.content).toMatch(/^task-still-running\n/);
     expect(events.find((event) => event.type === "task_started")).toMatchObject({

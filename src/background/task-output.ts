@@ -3,7 +3,8 @@
 // dropped and the file's first line says how much; memory holds no more than that half while
 // it is moved, and the last bytes kept for the task's notice.
 
-import { closeSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
 import { count } from "../core/wording.js";
 import { cleanTerminalText } from "../tools/terminal-text.js";
 
@@ -30,6 +31,7 @@ export function openTaskOutput(path: string, capBytes = OUTPUT_CAP_BYTES): TaskO
   /** The length of the first line that counts the dropped bytes, once there is one. */
   let headerLength = 0;
   try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     // Read too: past the cap, the newer half is read back to the start of the file.
     fd = openSync(path, "w+", 0o600);
   } catch (error) {

@@ -3,7 +3,6 @@
 // that ends is remembered until its notice goes to the model; task_stop ends one, and the end
 // of the session ends them all. At most MAX_LIVE_TASKS run at once.
 
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { BackgroundTask, BackgroundTaskStatus } from "../core/background-task.js";
 import type { BackgroundTaskEvent } from "../core/events.js";
@@ -78,6 +77,8 @@ export function createBackgroundTasks(options: BackgroundTasksOptions): Backgrou
   };
 
   const stopEntry = async (entry: Entry, by: StoppedBy) => {
+    // Being stopped already (task_stop while the session ends): one stop, one event.
+    if (entry.stoppedBy) return entry.ended;
     entry.stoppedBy = by;
     entry.controller.abort();
     await entry.ended;
@@ -94,7 +95,6 @@ export function createBackgroundTasks(options: BackgroundTasksOptions): Backgrou
         );
       }
       const taskId = `bg_${entries.length + 1}`;
-      mkdirSync(options.outputDirectory, { recursive: true, mode: 0o700 });
       const output = openTaskOutput(
         join(options.outputDirectory, `${taskId}.output`),
         options.outputCapBytes ?? OUTPUT_CAP_BYTES,
