@@ -163,6 +163,24 @@ describe("background tasks", () => {
     expect(told.some((block) => block.text?.includes("resumed-output"))).toBe(true);
   });
 
+  it("hides in the notice a secret the task printed, as in any tool result", async () => {
+    const secret = "ghp_backgroundTaskSecret1234567890";
+    const sandbox = freshSandbox();
+    sandbox.env.GITHUB_TOKEN = secret;
+    const { requests } = await run(
+      [
+        background("b1", 'echo "token=$GITHUB_TOKEN"; touch s.flag'),
+        foreground("f1", waitFor("s.flag")),
+        reply(text("Printed.")),
+      ],
+      [...YOLO, "print the token"],
+      sandbox,
+    );
+    const notice = noticeIn(lastMessages(requests)[2] ?? [])?.text ?? "";
+    expect(notice).toMatch(/token=\S+/);
+    expect(notice).not.toContain(secret);
+  });
+
   it("task_stop ends a task and every process it started, also one in a session of its own", async () => {
     const [child, escaped] = [uniqueSleep(), uniqueSleep()];
     const count = `pgrep -f '${child.pattern}|${escaped.pattern}' | wc -l`;
