@@ -14,6 +14,7 @@ import { startSession } from "./command-line/setup.js";
 import { ConfigError } from "./core/errors.js";
 import { EXIT, isConfigurationError } from "./core/exit-codes.js";
 import { sessionLines } from "./repl/session-list.js";
+import type { AgentSession } from "./session/agent-session.js";
 import { listSessions, sessionsDirectory } from "./session/session-file.js";
 import { createProgress } from "./terminal/progress.js";
 import { loadMarkdownRenderer } from "./terminal/render.js";
@@ -81,16 +82,19 @@ async function run(options: RunOptions): Promise<number> {
     ? (await import("./repl/terminal.js")).openReplTerminal(where)
     : undefined;
   // One live line per terminal; a permission question holds it until it is answered.
+  let session: AgentSession | undefined;
   const progress = createProgress({
     output: process.stdout,
     enabled: terminal !== undefined && process.stdout.isTTY === true,
     color: !!process.stdout.isTTY,
+    runningTasks: () => session?.tasks?.running().length ?? 0,
   });
   const started = await startSession(options, {
     readline: terminal?.readline,
     holdProgress: progress.hold,
   });
-  const { session, sessionPath, notices, controls } = started;
+  const { sessionPath, notices, controls } = started;
+  session = started.session;
   for (const notice of notices) process.stderr.write(`agentloop: ${notice}\n`);
 
   if (terminal) {

@@ -72,6 +72,7 @@ describe("the command table", () => {
       "/plan",
       "/permissions",
       "/export",
+      "/tasks",
       "/exit",
     ]);
     for (const command of COMMANDS) {

@@ -132,6 +132,28 @@ describe("the viewer's timeline", () => {
     expect(steps.map((step) => step.todos)).toEqual([[], todos]);
   });
 
+  it("shows a background task's start, notice and stop among the items, in order", () => {
+    const task = { task_id: "bg_1", command: "npm run dev", exit_code: null, output_file: "/o" };
+    const taskLine = (event: object) => JSON.stringify({ ...event, at });
+    const { items } = timelineOf(
+      header,
+      prompt("start it"),
+      taskLine({ type: "task_started", task: { ...task, status: "running" } }),
+      reply(1, "started"),
+      taskLine({ type: "task_stopped", task: { ...task, status: "killed" }, by: "session_end" }),
+    );
+    expect(items.filter((item) => item.kind === "task")).toEqual([
+      {
+        kind: "task",
+        line: 'Background task started: bg_1 (bash "npm run dev") is running; output in /o',
+      },
+      {
+        kind: "task",
+        line: 'Background task stopped (the session ended): bg_1 (bash "npm run dev") was stopped',
+      },
+    ]);
+  });
+
   it("shows a transcript repair with the request it changed", () => {
     const repair = JSON.stringify({ type: "repair", at, description: "answered toolu_1" });
     const { steps, items } = timelineOf(header, prompt("q"), reply(1, "a"), repair, prompt("q2"));

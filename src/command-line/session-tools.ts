@@ -7,6 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Interface } from "node:readline";
+import { createTaskStopTool } from "../background/task-stop.js";
+import type { BackgroundTasks } from "../background/tasks.js";
 import { ConfigError } from "../core/errors.js";
 import type { McpConnections } from "../mcp/connections.js";
 import { startSessionMcp } from "../mcp/session-mcp.js";
@@ -62,6 +64,8 @@ export interface ToolSetup {
   plan: PlanMode;
   /** Hears each change of the permission mode (to record it in the session file). */
   onModeChange: (mode: PermissionMode, previous: PermissionMode) => void;
+  /** The session's background tasks: bash gets run_in_background, and task_stop comes with it. */
+  tasks?: BackgroundTasks;
 }
 
 export interface SessionTools {
@@ -160,6 +164,7 @@ export async function createSessionTools(setup: ToolSetup): Promise<SessionTools
       return currentSandbox()?.endsLeftovers === false;
     },
     tempDir: scratch,
+    startBackground: setup.tasks?.start,
   };
   const reads = createFileReads();
   const workspace = options.cwd;
@@ -193,15 +198,21 @@ export async function createSessionTools(setup: ToolSetup): Promise<SessionTools
   });
   const planning = [...afterPlanning, ...added(["write"]), exitPlanMode as Tool];
   const builtIn = () => (modes.current() === "plan" ? planning : planned ? afterPlanning : chosen);
-  // The same array until the mode or an MCP server's tools change, as the toolbox asks.
+  // Offered from the first background task on: a session that starts none pays nothing for it.
+  const { tasks } = setup;
+  const taskStop = tasks && names.includes("bash") ? [createTaskStopTool(tasks) as Tool] : [];
+  const offerTaskStop = () => taskStop.length > 0 && (tasks?.list().length ?? 0) > 0;
+  // The same array until the mode, an MCP server's tools or task_stop change, as the toolbox asks.
   let fromMcp: readonly Tool[] | null = null;
   let fromMode: readonly Tool[] | null = null;
+  let withTaskStop = false;
   let all: readonly Tool[] = [];
   const currentTools = () => {
-    if (mcp.tools() !== fromMcp || builtIn() !== fromMode) {
+    if (mcp.tools() !== fromMcp || builtIn() !== fromMode || offerTaskStop() !== withTaskStop) {
       fromMcp = mcp.tools();
       fromMode = builtIn();
-      all = [...fromMode, ...fromMcp];
+      withTaskStop = offerTaskStop();
+      all = [...fromMode, ...(withTaskStop ? taskStop : []), ...fromMcp];
     }
     return all;
   };

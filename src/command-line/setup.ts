@@ -3,6 +3,7 @@
 
 import { join } from "node:path";
 import type { Interface } from "node:readline";
+import { createBackgroundTasks } from "../background/tasks.js";
 import { createCompaction } from "../compaction/compaction.js";
 import { chooseCompaction, contextWindowOf } from "../compaction/settings.js";
 import { readDotenv } from "../core/dotenv.js";
@@ -18,6 +19,7 @@ import {
   type PermissionRules,
   parsePermissionMode,
 } from "../permissions/policy.js";
+import { createRedactor, secretValues } from "../permissions/secrets.js";
 import { createPlanMode } from "../planning/plan-mode.js";
 import { createTodoList } from "../planning/todo-list.js";
 import { todosRestated } from "../planning/todos.js";
@@ -99,6 +101,11 @@ export async function startSession(
   notices.push(...file.notices);
   // The plan goes on with the session: a resumed one's last todo_write list.
   const todos = createTodoList(file.todos);
+  // Beside the session file, in the directory of the session that started them.
+  const tasks = createBackgroundTasks({
+    outputDirectory: join(directory, file.writer.id, "tasks"),
+    redact: createRedactor(secretValues(env)),
+  });
   // The file repairs are recorded in: the REPL's /clear and /resume change it.
   let writer = file.writer;
   const onRepair = (description: string) => {
@@ -163,6 +170,7 @@ export async function startSession(
       holdProgress: io.holdProgress,
       keyVariable: resolved.apiKeyEnv,
       todos,
+      tasks,
       localModel: resolved.protocol === "local",
       onNotice: (sentence) => notices.push(sentence),
       plan,
@@ -203,6 +211,7 @@ export async function startSession(
     compaction: compactionFor(writer.id),
     todos,
     planning: { plan, mode: modes.current },
+    tasks,
   });
   // What a new session's header names: the model of the latest /model.
   let current = resolved;

@@ -9,6 +9,7 @@ import { plural } from "../core/wording.js";
 import type { PermissionMode } from "../permissions/policy.js";
 import type { AgentSession } from "../session/agent-session.js";
 import { listSessions, sessionIds } from "../session/session-file.js";
+import { describeTask } from "../terminal/task-line.js";
 import { sessionLines } from "./session-list.js";
 import { costReport } from "./status.js";
 
@@ -208,6 +209,21 @@ export const COMMANDS: Command[] = [
         sessionsDir: context.sessionsDirectory,
         stdout: context.print,
       });
+    },
+  },
+  {
+    name: "/tasks",
+    argument: "",
+    help: "list the background tasks of this session and where their output goes",
+    run(_argument, context) {
+      const tasks = context.session.tasks?.list() ?? [];
+      if (tasks.length === 0) {
+        context.print("No background tasks. The model starts one with bash's run_in_background.");
+        return;
+      }
+      const running = tasks.filter((task) => task.status === "running").length;
+      const lines = tasks.map((task) => `  ${describeTask(task)}`);
+      context.print([`${plural(running, "task")} running:`, ...lines].join("\n"));
     },
   },
   {

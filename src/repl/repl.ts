@@ -12,6 +12,7 @@ import type { Progress } from "../terminal/progress.js";
 import { createPromptInput } from "../terminal/prompt-input.js";
 import { questionsAsked } from "../terminal/question.js";
 import { createRenderer } from "../terminal/render.js";
+import { describeTask } from "../terminal/task-line.js";
 import { type Command, type CommandContext, parseInput } from "./commands.js";
 import { answerSummary, startLine } from "./status.js";
 import type { ReplTerminal } from "./terminal.js";
@@ -62,6 +63,7 @@ export function runRepl(options: ReplOptions): Promise<number> {
       running?.abort();
       progress.stop();
       process.off("SIGINT", onInterrupt);
+      stopListening?.();
       input.close();
       readline.close();
       await session.close();
@@ -168,6 +170,14 @@ export function runRepl(options: ReplOptions): Promise<number> {
       if (!finished) readline.prompt(true);
     }
 
+    // A task that ends while the model is idle is told with the next prompt; a person sees it now.
+    const stopListening = session.tasks?.onEnd((task) => {
+      if (running || finished) return;
+      output.write(
+        `\n${dim(`◆ background task ${describeTask(task)}; the model is told with your next prompt`)}\n`,
+      );
+      input.ask();
+    });
     readline.on("SIGINT", onInterrupt);
     process.on("SIGINT", onInterrupt);
     readline.on("close", () => void finish(EXIT.done));

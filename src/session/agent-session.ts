@@ -2,8 +2,14 @@
 // event is written to the session file before the next one is produced, and usage is summed.
 // The REPL, one-shot mode and library users all drive the loop through this.
 
+import type { BackgroundTasks } from "../background/tasks.js";
 import type { Compaction } from "../compaction/compaction.js";
-import { type LoopEvent, type LoopStop, requestUsage } from "../core/events.js";
+import {
+  type BackgroundTaskEvent,
+  type LoopEvent,
+  type LoopStop,
+  requestUsage,
+} from "../core/events.js";
 import { type Limit, maxCostLimit, repeatedCallLimit } from "../core/limits.js";
 import {
   addUsage,
@@ -12,6 +18,7 @@ import {
   type Usage,
   type UserMessage,
 } from "../core/messages.js";
+import { noticeBlocks } from "../core/notices.js";
 import type { Reminder } from "../core/reminders.js";
 import type { TodoItem } from "../core/todo-item.js";
 import { agentLoop, createLoopState, type LoopState } from "../loop.js";
@@ -42,6 +49,8 @@ export interface AgentSessionOptions {
    * or out of plan mode, and a plan presented with no one to approve it ends the run.
    */
   planning?: { plan: PlanMode; mode: () => PermissionMode };
+  /** Background tasks (s11): announced, told to the model when they end, ended with the session. */
+  tasks?: BackgroundTasks;
 }
 
 export interface AgentSession {
@@ -54,6 +63,13 @@ export interface AgentSession {
   cost(): number | null;
   /** The todo list as it stands (empty without one). */
   todos(): readonly TodoItem[];
+  /** The session's background tasks, if it has any. */
+  readonly tasks: BackgroundTasks | undefined;
+  /**
+   * Ends the background tasks still running (close does it too) and returns their
+   * `task_stopped` events, recorded in the session file.
+   */
+  endTasks(): Promise<BackgroundTaskEvent[]>;
   runPrompt(prompt: string, signal: AbortSignal): AsyncGenerator<LoopEvent, LoopStop>;
   /** Summarises the history now (the REPL's /compact), with an optional focus for the summary. */
   compact(focus: string | undefined, signal: AbortSignal): AsyncGenerator<LoopEvent, string>;
@@ -83,7 +99,7 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
   if (options.maxCostUsd !== undefined) limits.push(maxCostLimit(options.maxCostUsd, () => cost));
   const { planning } = options;
   if (planning) limits.push(planning.plan.limit);
-  const { todos } = options;
+  const { todos, tasks } = options;
   const reminders: Reminder[] = todos ? [todoReminder(todos)] : [];
 
   const parts = (signal: AbortSignal) => ({
@@ -109,6 +125,18 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
       // A tool that ran may have replaced the plan: every consumer learns it from the stream.
       const changed = event.type === "tool_end" ? todos?.takeChange() : null;
       if (changed) yield { type: "todos", todos: changed } satisfies LoopEvent;
+      yield* taskEvents();
+    }
+  }
+  async function endTasks(): Promise<BackgroundTaskEvent[]> {
+    await tasks?.endAll();
+    return [...taskEvents()];
+  }
+  /** Background tasks started or stopped by a tool since the last look, recorded and announced. */
+  function* taskEvents(): Generator<BackgroundTaskEvent> {
+    for (const event of tasks?.takeEvents() ?? []) {
+      writer.recordEvent(event);
+      yield event;
     }
   }
 
@@ -125,20 +153,27 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
     usage: () => usage,
     cost: () => cost,
     todos: () => todos?.items() ?? [],
+    tasks,
+    endTasks,
     async *runPrompt(prompt, signal) {
       // What the model must know of the mode, as a note beside the prompt: plan mode began or ended.
       const note = planning ? planning.plan.noteFor(planning.mode()) : null;
+      // Tasks that ended while the model was idle are told with the prompt, after it.
+      const notices = tasks?.notices() ?? [];
+      const notes = [
+        ...(note ? [{ type: "text" as const, text: note }] : []),
+        ...noticeBlocks(notices),
+      ];
       const message: UserMessage = {
         role: "user",
-        content: note
-          ? [
-              { type: "text", text: prompt },
-              { type: "text", text: note },
-            ]
-          : prompt,
+        content: notes.length > 0 ? [{ type: "text", text: prompt }, ...notes] : prompt,
       };
       state.messages.push(message);
       writer.recordMessage(message);
+      for (const notice of notices) {
+        writer.recordEvent(notice.event);
+        yield notice.event;
+      }
       return yield* recorded(
         agentLoop(state, {
           provider,
@@ -149,6 +184,7 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
           limits,
           compaction,
           reminders,
+          notices: tasks?.notices,
         }),
       );
     },
@@ -175,6 +211,7 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
       await previous.dispose?.();
     },
     async close() {
+      await endTasks();
       await options.toolbox.dispose();
       await provider.dispose?.();
       writer.close();

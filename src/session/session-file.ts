@@ -15,6 +15,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import type {
+  BackgroundTaskEvent,
   CompactionEvent,
   LoopEvent,
   LoopStopReason,
@@ -52,7 +53,9 @@ export type SessionEntry =
   /** The permission mode changed (plan mode began or ended): a resumed session goes on in it. */
   | { type: "permission_mode"; at: string; mode: PermissionMode }
   /** The history was compacted; the messages before it stay in the file, untouched. */
-  | (CompactionEvent & { at: string });
+  | (CompactionEvent & { at: string })
+  /** A background task started, was told to the model as ended, or was stopped (s11). */
+  | (BackgroundTaskEvent & { at: string });
 
 export function sessionsDirectory(env: NodeJS.ProcessEnv = process.env): string {
   return join(stateDirectory(env), "sessions");
@@ -116,6 +119,9 @@ export function openSessionWriter(
           append({ type: "stop", at: at(), reason: event.reason, detail: event.detail });
           return;
         case "compaction":
+        case "task_started":
+        case "task_notification":
+        case "task_stopped":
           append({ ...event, at: at() });
           return;
         case "turn_start":
@@ -207,6 +213,9 @@ function shapeProblem(value: unknown, lineNumber: number): string | null {
     case "stop":
     case "repair":
     case "permission_mode":
+    case "task_started":
+    case "task_notification":
+    case "task_stopped":
       return null;
     case "compaction":
       return compactionProblem(record);

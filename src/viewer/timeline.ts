@@ -4,7 +4,12 @@
 // message so far, as compaction left them (see contexts.ts). A summary compaction is a request
 // too, and gets a step of its own. Each step also shows the reply and the tool results it led to.
 
-import type { CompactionTrigger, LoopStopReason, TransitionReason } from "../core/events.js";
+import type {
+  BackgroundTaskEvent,
+  CompactionTrigger,
+  LoopStopReason,
+  TransitionReason,
+} from "../core/events.js";
 import type { Message, StopReason, Usage } from "../core/messages.js";
 import type { TodoItem } from "../core/todo-item.js";
 import { lastTodoList } from "../planning/last-todos.js";
@@ -14,6 +19,7 @@ import type {
   SessionHeader,
   SessionProblem,
 } from "../session/session-file.js";
+import { describeTask } from "../terminal/task-line.js";
 import { ContextReplay } from "./contexts.js";
 import { isKnownBlock } from "./known-block.js";
 
@@ -22,7 +28,9 @@ export type ConversationItem =
   | { kind: "message"; index: number; label?: string }
   | CompactionItem
   | { kind: "stop"; reason: LoopStopReason; detail: string }
-  | { kind: "repair"; description: string };
+  | { kind: "repair"; description: string }
+  /** A background task started, ended (its notice went to the model) or was stopped. */
+  | { kind: "task"; line: string };
 
 /** The boundary where the history was compacted; requests after it send the compacted one. */
 export interface CompactionItem {
@@ -137,6 +145,12 @@ class TimelineBuilder {
         return;
       case "compaction":
         this.compact(entry);
+        return;
+      case "task_started":
+      case "task_notification":
+      case "task_stopped":
+        // Beside the step it happened in; a notice's text is in the message that carries it.
+        this.items.push({ kind: "task", line: taskLine(entry) });
         return;
     }
   }
@@ -293,4 +307,15 @@ function carriesToolResults(message: Message): boolean {
     typeof message.content !== "string" &&
     message.content.some((block) => isKnownBlock(block) && block.type === "tool_result")
   );
+}
+
+function taskLine(event: BackgroundTaskEvent): string {
+  switch (event.type) {
+    case "task_started":
+      return `Background task started: ${describeTask(event.task)}`;
+    case "task_notification":
+      return `Background task ended, the model is told: ${describeTask(event.task)}`;
+    case "task_stopped":
+      return `Background task stopped (${event.by === "task_stop" ? "by task_stop" : "the session ended"}): ${describeTask(event.task)}`;
+  }
 }
