@@ -10,7 +10,7 @@ export const LAYERS = [
   ["core"],
   ["shell", "transcript", "sandbox"],
   ["tools"],
-  ["providers", "permissions", "planning"],
+  ["providers", "permissions", "planning", "skills"],
   ["compaction", "mcp"],
   ["loop"],
   ["session"],

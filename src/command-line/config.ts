@@ -100,7 +100,13 @@ Options:
   --dangerously-skip-permissions same as --permission-mode yolo
   --allow-network                let sandboxed commands use the network
   --cwd DIR                      work in DIR instead of the current directory
-  --version, --help`;
+  --version, --help
+
+Skills and commands: .agentloop/skills/NAME/SKILL.md (or in .claude/ or .agents/, here or in
+  ~/.config/agentloop/, ~/.claude/, ~/.agents/) and .agentloop/commands/NAME.md (or .claude/);
+  "/NAME args" runs one, in the REPL or with -p; /skills lists them.
+Instructions: AGENTS.md or CLAUDE.md (with @path imports), ~/.config/agentloop/AGENTS.md first,
+  AGENTS.local.md last.`;
 
 export function parseCommandLine(argv: string[], currentDirectory = process.cwd()): CommandLine {
   let parsed: ReturnType<typeof parseFlags>;

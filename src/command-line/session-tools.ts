@@ -22,6 +22,9 @@ import type { TodoList } from "../planning/todo-list.js";
 import { createTodoWriteTool } from "../planning/todo-write.js";
 import type { SandboxOptions } from "../sandbox/sandbox.js";
 import { checkSandbox, createSandbox } from "../sandbox/select.js";
+import type { LoadedSkills } from "../skills/loaded-skills.js";
+import type { Skill } from "../skills/skill.js";
+import { createSkillTool } from "../skills/skill-tool.js";
 import { terminalAsk } from "../terminal/ask.js";
 import { terminalMcpAsk } from "../terminal/mcp-ask.js";
 import { type BashOptions, createBashTool } from "../tools/bash.js";
@@ -48,6 +51,9 @@ export interface ToolSetup {
   keyVariable: string | null;
   /** The session's plan, which the todo_write tool replaces. */
   todos: TodoList;
+  /** The skills and commands found; the skill tool is offered when the model may load one. */
+  skills: readonly Skill[];
+  loadedSkills: LoadedSkills;
   /** The session runs a local model, which gets todo_write by default. */
   localModel: boolean;
   /** One sentence for the user before the session starts (an MCP server that did not start). */
@@ -144,6 +150,9 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
     scratch: scratch ? [scratch] : [],
   });
   const builtIn = names.map((name) => make[name]());
+  if (setup.skills.some((skill) => skill.modelInvocable)) {
+    builtIn.push(createSkillTool(setup.skills, setup.loadedSkills) as Tool);
+  }
   // The same array until an MCP server's tools change, as the toolbox asks.
   let fromMcp: readonly Tool[] | null = null;
   let all: readonly Tool[] = builtIn;

@@ -41,11 +41,22 @@ import {
   sessionsDirectory,
 } from "../session/session-file.js";
 import { buildSystemPrompt } from "../session/system-prompt.js";
+import { catalogBudget, catalogSection } from "../skills/catalog.js";
+import { findSkills } from "../skills/find-skills.js";
+import { createLoadedSkills, type LoadedSkills } from "../skills/loaded-skills.js";
+import { homeOf } from "../skills/places.js";
+import { readProjectMemory } from "../skills/project-memory.js";
+import type { SkillCatalog } from "../skills/skill.js";
 import type { RunOptions } from "./config.js";
 import { createSessionTools } from "./session-tools.js";
 
 /** Room kept for the reply when the provider sets no output limit of its own. */
 const DEFAULT_OUTPUT_RESERVE = 8192;
+/**
+ * What the loaded skills may take beside a compaction's summary, in tokens: Claude Code's
+ * 25,000 in all and 5,000 each, and no more than a tenth of a small model's window.
+ */
+const RESTATED_SKILLS_TOKENS = { total: 25_000, each: 5_000, windowShare: 0.1 };
 
 export interface StartedSession {
   session: AgentSession;
@@ -62,6 +73,10 @@ export interface SessionControls {
   readonly mode: PermissionMode;
   /** The allow, ask and deny rules of the settings files, read again now. */
   permissionRules(): Promise<PermissionRules>;
+  /** The skills and custom commands found at start-up (/skills, /help, `/name args`). */
+  readonly skills: SkillCatalog;
+  /** The skills loaded so far: a `/name` the user types counts too. */
+  readonly loadedSkills: LoadedSkills;
   /** Goes on in a new session file, or in session `id` resumed as --resume does. */
   switchSession(id: string | undefined): { sessionPath: string; notices: string[] };
   /** The following requests go to model `name` of the same provider, made as at start-up. */
@@ -93,6 +108,11 @@ export async function startSession(
   notices.push(...file.notices);
   // The plan goes on with the session: a resumed one's last todo_write list.
   const todos = createTodoList(file.todos);
+  // Knowledge by files: read from the real environment only, as the settings are.
+  const skills = findSkills({ cwd: options.cwd, env: userEnv });
+  const loadedSkills = createLoadedSkills();
+  const memory = readProjectMemory({ cwd: options.cwd, env: userEnv });
+  notices.push(...skills.skipped, ...memory.problems);
   // The file repairs are recorded in: the REPL's /clear and /resume change it.
   let writer = file.writer;
   const onRepair = (description: string) => {
@@ -151,6 +171,8 @@ export async function startSession(
       holdProgress: io.holdProgress,
       keyVariable: resolved.apiKeyEnv,
       todos,
+      skills: skills.skills,
+      loadedSkills,
       localModel: resolved.protocol === "local",
       onNotice: (sentence) => notices.push(sentence),
     }),
@@ -171,7 +193,7 @@ export async function startSession(
       auto: compaction.value.auto,
       outputReserve: provider.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVE,
       resultsDirectory: join(directory, sessionId, "tool-results"),
-      restate: () => todosRestated(todos.items()),
+      restate: () => restated(todosRestated(todos.items()), loadedSkills, contextWindow),
     });
   };
   if (provider.device) {
@@ -181,7 +203,18 @@ export async function startSession(
   const session = createAgentSession({
     provider,
     toolbox,
-    system: buildSystemPrompt(options.cwd),
+    system: buildSystemPrompt(options.cwd, {
+      mode,
+      allowNetwork: options.allowNetwork,
+      toolNames: toolbox.definitions.map((tool) => tool.name),
+      env: userEnv,
+      instructions: memory.text,
+      skillCatalog: catalogSection(skills.skills, {
+        cwd: options.cwd,
+        home: homeOf(userEnv),
+        budget: catalogBudget(contextWindowOf(compaction.value, provider)),
+      }),
+    }),
     maxTurns: options.maxTurns,
     maxCostUsd: options.maxCost,
     writer,
@@ -194,11 +227,14 @@ export async function startSession(
   const controls: SessionControls = {
     provider: resolved.preset,
     mode,
+    skills,
+    loadedSkills,
     permissionRules: () => loadPermissionRules({ workspace: options.cwd, env: userEnv }),
     switchSession(id) {
       const next = openSessionFile(directory, options.cwd, current, id ? { id } : undefined);
       session.switchSession({ ...next, compaction: compactionFor(next.writer.id) });
       todos.restore(next.todos);
+      loadedSkills.clear();
       writer = next.writer;
       return { sessionPath: next.writer.path, notices: next.notices };
     },
@@ -218,6 +254,16 @@ export async function startSession(
     },
   };
   return { session, sessionPath: writer.path, notices, controls };
+}
+
+/** What a compaction's summary is followed by: the todo list, then the skills loaded. */
+function restated(todoList: string | null, loaded: LoadedSkills, contextWindow: number) {
+  const tokens = RESTATED_SKILLS_TOKENS;
+  const total = Math.min(tokens.total, Math.floor(contextWindow * tokens.windowShare));
+  // Bytes, at about four a token.
+  const skillTexts = loaded.restated({ total: total * 4, each: Math.min(tokens.each, total) * 4 });
+  const parts = [todoList, skillTexts].filter((part): part is string => part !== null);
+  return parts.length > 0 ? parts.join("\n\n") : null;
 }
 
 /** A new session file, or the file of the session to resume with its history made valid again. */

@@ -8,6 +8,7 @@ import { requestUsage } from "../core/events.js";
 import { EXIT } from "../core/exit-codes.js";
 import { addUsage, emptyUsage } from "../core/messages.js";
 import type { AgentSession } from "../session/agent-session.js";
+import { type Invocation, ignoredNotice, invocationOf } from "../skills/invocation.js";
 import type { Progress } from "../terminal/progress.js";
 import { createPromptInput } from "../terminal/prompt-input.js";
 import { questionsAsked } from "../terminal/question.js";
@@ -125,6 +126,20 @@ export function runRepl(options: ReplOptions): Promise<number> {
       output.write(`${dim(answerSummary(usage, session))}\n`);
     }
 
+    /** A skill or custom command the user typed: its prompt, on its model for this prompt. */
+    async function runInvocation({ skill, prompt }: Invocation) {
+      const ignored = ignoredNotice(skill);
+      if (ignored) context.print(`agentloop: ${ignored}`);
+      const previous = session.model;
+      const switched = skill.model !== undefined && skill.model !== previous;
+      if (switched) await options.controls.switchModel(skill.model as string);
+      try {
+        await runPrompt(prompt);
+      } finally {
+        if (switched) await options.controls.switchModel(previous);
+      }
+    }
+
     async function handle(text: string) {
       const parsed = parseInput(text);
       // Recalling "exit" is never what the up arrow is wanted for.
@@ -140,18 +155,24 @@ export function runRepl(options: ReplOptions): Promise<number> {
         case "prompt":
           await runPrompt(parsed.text);
           break;
-        case "unknown":
-          context.print(parsed.hint);
+        case "unknown": {
+          const { skills, loadedSkills } = options.controls;
+          const invocation = invocationOf(text, skills, loadedSkills);
+          if (invocation) await runInvocation(invocation).catch(printError);
+          else context.print(parsed.hint);
           break;
+        }
         case "command":
-          try {
-            await parsed.command.run(parsed.argument, context);
-          } catch (error) {
-            context.print(`agentloop: ${error instanceof Error ? error.message : String(error)}`);
-          }
+          await Promise.resolve()
+            .then(() => parsed.command.run(parsed.argument, context))
+            .catch(printError);
           break;
       }
       if (!finished) input.ask();
+    }
+
+    function printError(error: unknown) {
+      context.print(`agentloop: ${error instanceof Error ? error.message : String(error)}`);
     }
 
     readline.on("SIGINT", onInterrupt);
