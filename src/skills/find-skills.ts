@@ -103,7 +103,7 @@ function template(
   if (SHELL_INJECTION.test(parsed.body)) {
     ignored.push("!`command` (not run; the text is passed on as written)");
   }
-  const argumentHint = stringField(parsed.fields, "argument-hint");
+  const argumentHint = parsed.written["argument-hint"];
   return {
     ...skill,
     body: skill.body.trim(),

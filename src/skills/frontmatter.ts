@@ -6,6 +6,11 @@ export type FieldValue = string | boolean | string[];
 
 export interface Frontmatter {
   fields: Record<string, FieldValue>;
+  /**
+   * Each one-line field as written, unquoted: `argument-hint: [file]` is a hint to show, though
+   * YAML would read a list.
+   */
+  written: Record<string, string>;
   /** The text after the closing `---` (all of it when there is no frontmatter). */
   body: string;
 }
@@ -17,13 +22,14 @@ const FIELD = /^([A-Za-z][\w-]*):[ \t]*(.*)$/;
 /** The fields and body of `text`, or one sentence saying what is wrong with its frontmatter. */
 export function parseFrontmatter(text: string): Frontmatter | string {
   const opening = OPENING.exec(text);
-  if (!opening) return { fields: {}, body: text };
+  if (!opening) return { fields: {}, written: {}, body: text };
   const rest = text.slice(opening[0].length);
   const closing = CLOSING.exec(rest);
   if (!closing) return "the frontmatter's opening --- has no closing ---";
   const lines = rest.slice(0, closing.index).split(/\r?\n/);
   const body = rest.slice(closing.index + closing[0].length).replace(/^\r?\n/, "");
   const fields: Record<string, FieldValue> = {};
+  const written: Record<string, string> = {};
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index] as string;
     if (line.trim() === "" || line.trimStart().startsWith("#")) continue;
@@ -36,8 +42,9 @@ export function parseFrontmatter(text: string): Frontmatter | string {
       block.push(lines[++index] as string);
     }
     fields[key] = fieldValue(value.trim(), block);
+    if (value.trim()) written[key] = unquote(value.trim());
   }
-  return { fields, body };
+  return { fields, written, body };
 }
 
 function fieldValue(value: string, block: string[]): FieldValue {
