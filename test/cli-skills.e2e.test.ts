@@ -196,8 +196,8 @@ describe("skills, commands and project memory", () => {
     const date = [today.getFullYear(), today.getMonth() + 1, today.getDate()]
       .map((part) => String(part).padStart(2, "0"))
       .join("-");
-    expect(outside.system).toContain(`Date: ${date}`);
-    expect(outside.system).toContain("Not a git repository.");
+    expect(outside.system).toContain(`Today is ${date};`);
+    expect(outside.system).toContain("; not a git repository.");
 
     put(sandbox.workspace, ".git/HEAD", "ref: refs/heads/feature-x\n");
     const inside = await run(
@@ -205,9 +205,7 @@ describe("skills, commands and project memory", () => {
       ["-p", "--permission-mode", "auto", "hi"],
       sandbox,
     );
-    expect(inside.system).toContain(
-      `A git repository (root ${sandbox.workspace}), on branch feature-x.`,
-    );
+    expect(inside.system).toContain(`; git repository ${sandbox.workspace}, branch feature-x.`);
     expect(inside.system).toContain("Permission mode auto: commands run sandboxed");
     expect(inside.system).toContain("no network");
   });

@@ -111,19 +111,22 @@ describe("the environment section", () => {
   it("states the date, platform, mode and the tools' conventions", () => {
     const cwd = mkdtempSync(join(tmpdir(), "agentloop-prompt-"));
     const section = environmentSection(cwd, { ...facts, mode: "auto" });
-    expect(section).toContain("Date: 2026-12-01; platform linux; commands run in bash.");
-    expect(section).toContain("Not a git repository.");
-    expect(section).toContain("writes only inside the workspace and temp, no network");
     expect(section).toContain(
-      "Conventions: read a file before you edit it; prefer edit to write for an existing file; run the project's tests",
+      "Today is 2026-12-01; platform linux, shell bash; not a git repository.",
+    );
+    expect(section).toContain(
+      "writes only in the workspace and temp, no network (unless --allow-network)",
+    );
+    expect(section).toContain(
+      "- Read a file before editing it; prefer edit to write; run the project's tests to check your work.",
     );
   });
 
   it("names the conventions of the tools the model has only", () => {
     const cwd = mkdtempSync(join(tmpdir(), "agentloop-prompt-"));
     const section = environmentSection(cwd, { ...facts, mode: "ask", toolNames: ["bash"] });
-    expect(section).toContain("- Conventions: run the project's tests to check your work.");
-    expect(section).toContain("waits for the user's yes or no");
+    expect(section).toContain("- Run the project's tests to check your work.");
+    expect(section).toContain("wait for the user's yes or no");
   });
 
   it("follows a worktree's .git file to its branch, and says network is allowed when it is", () => {
@@ -135,8 +138,8 @@ describe("the environment section", () => {
     mkdirSync(cwd);
     writeFileSync(join(cwd, ".git"), `gitdir: ${gitDir}\n`);
     const section = environmentSection(cwd, { ...facts, mode: "auto", allowNetwork: true });
-    expect(section).toContain(`A git repository (root ${cwd}), on branch issue-30.`);
-    expect(section).toContain("network allowed");
+    expect(section).toContain(`git repository ${cwd}, branch issue-30.`);
+    expect(section).toContain("with network");
   });
 
   it("is part of the context a subagent shares, with the project's instructions", () => {

@@ -21,18 +21,16 @@ export interface EnvironmentFacts {
 
 /** What each mode means for the model's commands and file changes. */
 function modeMeaning(mode: PermissionMode, allowNetwork: boolean): string {
-  const network = allowNetwork
-    ? "network allowed"
-    : "no network (the user can allow it with --allow-network)";
+  const network = allowNetwork ? "with network" : "no network (unless --allow-network)";
   switch (mode) {
     case "ask":
-      return "read-only commands run at once; anything else waits for the user's yes or no, and a no is final";
+      return "read-only commands run at once; others wait for the user's yes or no, and a no is final";
     case "auto":
-      return `commands run sandboxed without asking: writes only inside the workspace and temp, ${network}; flagged ones are refused`;
+      return `commands run sandboxed, unasked: writes only in the workspace and temp, ${network}`;
     case "read-only":
-      return "commands run in a read-only sandbox and file changes are refused: investigate and report";
+      return "commands run in a read-only sandbox; file changes are refused: investigate and report";
     case "yolo":
-      return "commands run without a sandbox and without asking: be careful with anything destructive";
+      return "commands run unsandboxed and unasked: take care with anything destructive";
   }
 }
 
@@ -40,18 +38,16 @@ export function environmentSection(cwd: string, facts: EnvironmentFacts): string
   const now = facts.now ?? new Date();
   const tools = new Set(facts.toolNames);
   const conventions = [
-    ...(tools.has("read") && tools.has("edit") ? ["read a file before you edit it"] : []),
-    ...(tools.has("edit") && tools.has("write")
-      ? ["prefer edit to write for an existing file"]
-      : []),
+    ...(tools.has("read") && tools.has("edit") ? ["read a file before editing it"] : []),
+    ...(tools.has("edit") && tools.has("write") ? ["prefer edit to write"] : []),
     "run the project's tests to check your work",
-  ];
+  ].join("; ");
+  const platform = facts.platform ?? process.platform;
   return [
-    "Environment (as at the start of this session):",
-    `- Date: ${localDate(now)}; platform ${facts.platform ?? process.platform}; commands run in bash.`,
-    `- ${gitFacts(cwd)}`,
+    "Environment:",
+    `- Today is ${localDate(now)}; platform ${platform}, shell bash; ${gitFacts(cwd)}.`,
     `- Permission mode ${facts.mode}: ${modeMeaning(facts.mode, facts.allowNetwork)}.`,
-    `- Conventions: ${conventions.join("; ")}.`,
+    `- ${conventions[0]?.toUpperCase()}${conventions.slice(1)}.`,
   ].join("\n");
 }
 
@@ -65,16 +61,15 @@ function gitFacts(cwd: string): string {
   const root = directoriesFromRepositoryRoot(cwd)[0] as string;
   const dotGit = join(root, ".git");
   const gitDirectory = gitDirectoryOf(dotGit);
-  if (!gitDirectory) return "Not a git repository.";
+  if (!gitDirectory) return "not a git repository";
   let head: string;
   try {
     head = readFileSync(join(gitDirectory, "HEAD"), "utf8").trim();
   } catch {
-    return `A git repository (root ${root}).`;
+    return `git repository ${root}`;
   }
   const branch = /^ref: refs\/heads\/(.+)$/.exec(head)?.[1];
-  const where = branch ? `on branch ${branch}` : `at detached commit ${head.slice(0, 12)}`;
-  return `A git repository (root ${root}), ${where}.`;
+  return `git repository ${root}, ${branch ? `branch ${branch}` : `detached at ${head.slice(0, 12)}`}`;
 }
 
 /** `.git` itself, or the directory a worktree's `.git` file points to; null when neither. */
