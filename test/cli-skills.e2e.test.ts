@@ -110,6 +110,14 @@ describe("skills, commands and project memory", () => {
     );
     expect(first?.content).toContain("Files there: scripts/check.sh");
     expect(second?.content).toMatch(/^Skill review is already loaded/);
+
+    // A resumed session knows it has loaded the skill.
+    const resumed = await run(
+      [reply(toolUse("s3", "skill", load)), reply(text("Done."))],
+      ["--continue", "-p", "go on"],
+      sandbox,
+    );
+    expect(resumed.results[0]?.content).toMatch(/^Skill review is already loaded/);
   });
 
   it("finds a skill in .agents/skills/ and one in the user's own directory", async () => {

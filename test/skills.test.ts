@@ -13,6 +13,7 @@ import { parseFrontmatter } from "../src/skills/frontmatter.js";
 import { invocationOf } from "../src/skills/invocation.js";
 import { createLoadedSkills, RESTATED_HEADING } from "../src/skills/loaded-skills.js";
 import type { Skill } from "../src/skills/skill.js";
+import { skillsInHistory } from "../src/skills/skills-in-history.js";
 
 function put(root: string, path: string, content: string) {
   const file = join(root, path);
@@ -230,5 +231,44 @@ describe("the loaded skills after a compaction", () => {
     expect(loaded.restated({ total: 100, each: 100 })).toContain(
       "(first was loaded too; load it again for its text.)",
     );
+  });
+});
+
+describe("the skills a history has loaded", () => {
+  it("are read back from tool results, /name prompts and what a compaction restated", () => {
+    const review = "Skill review, from /w/review/SKILL.md.\nReview it.";
+    const lint = "Skill lint, from /w/lint/SKILL.md.\nLint it.";
+    const docs = "Skill docs, from /w/docs/SKILL.md.\nDocument it.";
+    const restated = createLoadedSkills([
+      ["lint", lint],
+      ["docs", docs],
+    ]).restated({ total: 1000, each: 1000 }) as string;
+    const found = skillsInHistory([
+      { role: "user", content: review },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Summary." },
+          { type: "text", text: restated },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "a", content: 'No skill "gone".', is_error: true },
+          {
+            type: "tool_result",
+            tool_use_id: "b",
+            content: "Skill gone, from /x.",
+            is_error: true,
+          },
+        ],
+      },
+    ]);
+    expect(found).toEqual([
+      ["review", review],
+      ["lint", lint],
+      ["docs", docs],
+    ]);
   });
 });

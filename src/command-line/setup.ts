@@ -47,6 +47,7 @@ import { createLoadedSkills, type LoadedSkills } from "../skills/loaded-skills.j
 import { homeOf } from "../skills/places.js";
 import { readProjectMemory } from "../skills/project-memory.js";
 import type { SkillCatalog } from "../skills/skill.js";
+import { skillsInHistory } from "../skills/skills-in-history.js";
 import type { RunOptions } from "./config.js";
 import { createSessionTools } from "./session-tools.js";
 
@@ -110,7 +111,7 @@ export async function startSession(
   const todos = createTodoList(file.todos);
   // Knowledge by files: read from the real environment only, as the settings are.
   const skills = findSkills({ cwd: options.cwd, env: userEnv });
-  const loadedSkills = createLoadedSkills();
+  const loadedSkills = createLoadedSkills(skillsInHistory(file.messages));
   const memory = readProjectMemory({ cwd: options.cwd, env: userEnv });
   notices.push(...skills.skipped, ...memory.problems);
   // The file repairs are recorded in: the REPL's /clear and /resume change it.
@@ -234,7 +235,7 @@ export async function startSession(
       const next = openSessionFile(directory, options.cwd, current, id ? { id } : undefined);
       session.switchSession({ ...next, compaction: compactionFor(next.writer.id) });
       todos.restore(next.todos);
-      loadedSkills.clear();
+      loadedSkills.restore(skillsInHistory(next.messages));
       writer = next.writer;
       return { sessionPath: next.writer.path, notices: next.notices };
     },

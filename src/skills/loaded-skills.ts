@@ -9,16 +9,16 @@ export interface LoadedSkills {
   has(name: string): boolean;
   /** The texts restated after a compaction, or null when no skill was loaded. */
   restated(budget: { total: number; each: number }): string | null;
-  /** Forgets them all: a new session (/clear) starts with none loaded. */
-  clear(): void;
+  /** Starts over from `loaded` (skills-in-history.ts): a new or resumed session's. */
+  restore(loaded: readonly [name: string, text: string][]): void;
 }
 
 export const RESTATED_HEADING =
   "Skills loaded earlier in this session (restated after the summary):";
 
-export function createLoadedSkills(): LoadedSkills {
+export function createLoadedSkills(loaded: readonly [string, string][] = []): LoadedSkills {
   // Insertion order; a skill loaded again moves to the end.
-  const texts = new Map<string, string>();
+  const texts = new Map<string, string>(loaded);
   return {
     add(name, text) {
       texts.delete(name);
@@ -44,6 +44,9 @@ export function createLoadedSkills(): LoadedSkills {
       }
       return [RESTATED_HEADING, ...parts].join("\n\n");
     },
-    clear: () => texts.clear(),
+    restore(again) {
+      texts.clear();
+      for (const [name, text] of again) texts.set(name, text);
+    },
   };
 }

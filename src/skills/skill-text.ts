@@ -10,6 +10,9 @@ import type { Skill } from "./skill.js";
 
 export const MAX_LISTED_FILES = 10;
 
+/** How a loaded skill's text begins, so a history can be read back (skills-in-history.ts). */
+export const LOADED_SKILL = /^Skill ([a-z0-9][a-z0-9-]*), from /;
+
 export function skillText(skill: Skill, argumentsText: string): string {
   const body = substituteArguments(skill.body, argumentsText);
   if (skill.kind === "command") return body;
