@@ -167,6 +167,24 @@ describe("skills, commands and project memory", () => {
     expect(stderr).toMatch(/ignored allowed-tools .* and !`command`/);
   });
 
+  it("runs a command on the model its frontmatter names", async () => {
+    const sandbox = freshSandbox();
+    put(
+      sandbox.workspace,
+      ".agentloop/commands/quick.md",
+      "---\nmodel: claude-sonnet-4-5\n---\nBe quick.",
+    );
+    const { code, requests } = await run([reply(text("Quick."))], ["-p", "/quick"], sandbox);
+    expect(code).toBe(0);
+    expect((requests[0] as unknown as { model: string }).model).toBe("claude-sonnet-4-5");
+  });
+
+  it("are mentioned in agentloop --help", async () => {
+    const { stdout } = await runCli(["--help"], { env: freshSandbox().env });
+    expect(stdout).toContain("Skills and commands: .agentloop/skills/NAME/SKILL.md");
+    expect(stdout).toContain("AGENTS.md or CLAUDE.md (with @path imports)");
+  });
+
   it("imports @docs/rules.md into the system prompt and reports an import cycle", async () => {
     const sandbox = freshSandbox();
     put(

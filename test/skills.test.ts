@@ -13,6 +13,7 @@ import { parseFrontmatter } from "../src/skills/frontmatter.js";
 import { invocationOf } from "../src/skills/invocation.js";
 import { createLoadedSkills, RESTATED_HEADING } from "../src/skills/loaded-skills.js";
 import type { Skill } from "../src/skills/skill.js";
+import { createSkillTool } from "../src/skills/skill-tool.js";
 import { skillsInHistory } from "../src/skills/skills-in-history.js";
 
 function put(root: string, path: string, content: string) {
@@ -270,5 +271,34 @@ describe("the skills a history has loaded", () => {
       ["lint", lint],
       ["docs", docs],
     ]);
+  });
+});
+
+describe("the skill tool", () => {
+  const signal = new AbortController().signal;
+  const deploy = { ...skill("deploy", "Ship it"), modelInvocable: false, body: "Ship." };
+
+  it("refuses a skill only the user may run, and names the skills for an unknown one", async () => {
+    const tool = createSkillTool([skill("review", "Review"), deploy], createLoadedSkills());
+    expect(await tool.run({ name: "deploy" }, { signal })).toEqual({
+      content: "deploy is invoked by the user only (/deploy), not loaded by you.",
+      isError: true,
+    });
+    expect(await tool.run({ name: "nope" }, { signal })).toEqual({
+      content: 'No skill "nope". The skills are: review.',
+      isError: true,
+    });
+  });
+
+  it("says a skill the user ran with /name is already loaded", async () => {
+    const { repository, where } = places();
+    put(repository, ".claude/skills/review/SKILL.md", "---\ndescription: Review\n---\nCheck $1.");
+    const catalog = findSkills(where);
+    const loaded = createLoadedSkills();
+    expect(invocationOf("/review app.ts", catalog, loaded)?.prompt).toContain("\n\nCheck app.ts.");
+    const tool = createSkillTool(catalog.skills, loaded);
+    expect((await tool.run({ name: "review" }, { signal })).content).toMatch(
+      /^Skill review is already loaded/,
+    );
   });
 });
