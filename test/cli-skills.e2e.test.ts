@@ -180,7 +180,8 @@ describe("skills, commands and project memory", () => {
   });
 
   it("are mentioned in agentloop --help", async () => {
-    const { stdout } = await runCli(["--help"], { env: freshSandbox().env });
+    const sandbox = freshSandbox();
+    const { stdout } = await runCli(["--help"], { env: sandbox.env, cwd: sandbox.workspace });
     expect(stdout).toContain("Skills and commands: .agentloop/skills/NAME/SKILL.md");
     expect(stdout).toContain("AGENTS.md or CLAUDE.md (with @path imports)");
   });
