@@ -48,14 +48,17 @@ describe("project memory", () => {
     return { root, home, where: { cwd: root, env: { HOME: home } } };
   }
 
-  it("reports a missing import in one line and imports nothing inside code", () => {
+  it("reports a missing import or a folder in one line each, and imports nothing inside code", () => {
     const { root, where } = workspace();
     writeFileSync(
       join(root, "AGENTS.md"),
-      "See @gone.md.\n\n```\n@inside-block.md\n```\nAnd `@inside-span.md` too.",
+      "See @gone.md and @packages.\n\n```\n@inside-block.md\n```\nAnd `@inside-span.md` too.",
     );
     const memory = readProjectMemory(where);
-    expect(memory.problems).toEqual(["AGENTS.md: @gone.md not imported: no such file."]);
+    expect(memory.problems).toEqual([
+      "AGENTS.md: @gone.md not imported: no such file.",
+      "AGENTS.md: @packages not imported: not a file.",
+    ]);
   });
 
   it("follows imports 4 levels deep and no further", () => {

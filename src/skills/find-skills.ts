@@ -2,10 +2,10 @@
 // (`<folder>/commands/<name>.md`) of the user and of the project, in the folders places.ts
 // lists, and reads their frontmatter. A file that cannot be used is skipped with one line.
 
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { parseFrontmatter, stringField } from "./frontmatter.js";
-import { type Scope, searchFolders, type Where } from "./places.js";
+import { type Frontmatter, parseFrontmatter, stringField } from "./frontmatter.js";
+import { isFile, type Scope, searchFolders, type Where } from "./places.js";
 import type { Skill, SkillCatalog } from "./skill.js";
 
 /** Claude Code's rule for a skill's name: lowercase letters, digits and hyphens, at most 64. */
@@ -36,16 +36,19 @@ export function findSkills(where: Where): SkillCatalog {
   return { skills, skipped };
 }
 
-function readSkill(file: string, directory: string, folderName: string, scope: Scope) {
+function readSkill(
+  file: string,
+  directory: string,
+  folderName: string,
+  scope: Scope,
+): Skill | string {
   const parsed = readTemplate(file);
   if (typeof parsed === "string") return parsed;
   const { fields, body } = parsed;
   const name = stringField(fields, "name") ?? folderName;
   const description = stringField(fields, "description");
   if (!description) return `skipped ${file}: its frontmatter has no "description".`;
-  if (!NAME.test(name)) {
-    return `skipped ${file}: the name "${name}" is not lowercase letters, digits and hyphens.`;
-  }
+  if (!NAME.test(name)) return badName(file, name);
   return template(parsed, {
     kind: "skill",
     name,
@@ -58,20 +61,19 @@ function readSkill(file: string, directory: string, folderName: string, scope: S
   });
 }
 
-function readCommand(file: string, folder: string, scope: Scope) {
+function readCommand(file: string, folder: string, scope: Scope): Skill | string {
   const parsed = readTemplate(file);
   if (typeof parsed === "string") return parsed;
   const name = basename(file, ".md");
-  if (!NAME.test(name)) {
-    return `skipped ${file}: the name "${name}" is not lowercase letters, digits and hyphens.`;
-  }
+  if (!NAME.test(name)) return badName(file, name);
   const firstLine = parsed.body.split("\n").find((line) => line.trim() !== "") ?? "";
   const description = stringField(parsed.fields, "description") ?? firstLine.trim();
+  const model = stringField(parsed.fields, "model");
   return template(parsed, {
     kind: "command",
     name,
     description,
-    model: stringField(parsed.fields, "model"),
+    ...(model ? { model } : {}),
     modelInvocable: false,
     file,
     directory: folder,
@@ -80,7 +82,11 @@ function readCommand(file: string, folder: string, scope: Scope) {
   });
 }
 
-function readTemplate(file: string) {
+function badName(file: string, name: string): string {
+  return `skipped ${file}: the name "${name}" is not lowercase letters, digits and hyphens.`;
+}
+
+function readTemplate(file: string): Frontmatter | string {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -92,10 +98,7 @@ function readTemplate(file: string) {
 }
 
 /** The fields every kind shares, and what the file asks for that is not done. */
-function template(
-  parsed: ReturnType<typeof parseFrontmatter> & object,
-  skill: Omit<Skill, "ignored" | "argumentHint">,
-): Skill {
+function template(parsed: Frontmatter, skill: Omit<Skill, "ignored" | "argumentHint">): Skill {
   const ignored: string[] = [];
   if (parsed.fields["allowed-tools"] !== undefined) {
     ignored.push("allowed-tools (permissions come from agentloop's own rules)");
@@ -117,13 +120,5 @@ function entriesOf(folder: string): string[] {
     return readdirSync(folder).sort();
   } catch {
     return [];
-  }
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
   }
 }

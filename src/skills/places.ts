@@ -1,7 +1,7 @@
 // Where agentloop looks for the files that carry knowledge: the project's directories, from
 // the repository root down to the workspace, and the user's own configuration directories.
 
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 
@@ -67,4 +67,13 @@ export function searchFolders(
     ...user.map((folder) => ({ folder, scope: "user" as const })),
     ...project.map((folder) => ({ folder, scope: "project" as const })),
   ];
+}
+
+/** True when `path` is a file (not a folder, not missing). */
+export function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }

@@ -13,6 +13,7 @@ import {
   agentloopConfigDirectory,
   directoriesFromRepositoryRoot,
   homeOf,
+  isFile,
   type Where,
 } from "./places.js";
 
@@ -77,9 +78,14 @@ function readWithImports(
   reading: Reading,
 ): string {
   reading.seen.add(file);
-  const text = outsideCode(readFileSync(file, "utf8"), (part) =>
-    part.replace(/<!--[\s\S]*?-->/g, ""),
-  );
+  let original: string;
+  try {
+    original = readFileSync(file, "utf8");
+  } catch (error) {
+    reading.problems.push(`${shortPath(file, reading)} not read: ${(error as Error).message}.`);
+    return "";
+  }
+  const text = outsideCode(original, (part) => part.replace(/<!--[\s\S]*?-->/g, ""));
   const parts = [text.trim()];
   const from = shortPath(file, reading);
   for (const written of importsIn(text)) {
@@ -116,7 +122,8 @@ function importProblem(
   if (confined && (inside.startsWith("..") || inside.startsWith(sep))) {
     return "a repository's file imports only files inside the repository";
   }
-  return existsSync(target) ? null : "no such file";
+  if (!existsSync(target)) return "no such file";
+  return isFile(target) ? null : "not a file";
 }
 
 /** The paths of the `@path` imports in `text`, outside code spans and blocks. */
@@ -142,5 +149,5 @@ function outsideCode(text: string, change: (part: string) => string): string {
 }
 
 function firstExisting(files: string[]): string | undefined {
-  return files.find((file) => existsSync(file));
+  return files.find(isFile);
 }

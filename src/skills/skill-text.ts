@@ -3,7 +3,7 @@
 // read or run them with the other tools), then its instructions with the arguments in place.
 // A command is its body alone, as the prompt the user would have typed.
 
-import { readdirSync } from "node:fs";
+import { type Dirent, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { substituteArguments } from "./arguments.js";
 import type { Skill } from "./skill.js";
@@ -32,7 +32,7 @@ export function skillText(skill: Skill, argumentsText: string): string {
 function filesOf(directory: string, limit: number): string[] {
   const found: string[] = [];
   const walk = (folder: string) => {
-    let entries: import("node:fs").Dirent[];
+    let entries: Dirent[];
     try {
       entries = readdirSync(folder, { withFileTypes: true });
     } catch {
