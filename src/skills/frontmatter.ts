@@ -16,7 +16,7 @@ export interface Frontmatter {
 }
 
 const OPENING = /^---[ \t]*\r?\n/;
-const CLOSING = /^---[ \t]*$/m;
+const CLOSING = /^---[ \t]*\r?$/m;
 const FIELD = /^([A-Za-z][\w-]*):[ \t]*(.*)$/;
 
 /** The fields and body of `text`, or one sentence saying what is wrong with its frontmatter. */
