@@ -291,3 +291,33 @@ describe("skills in the REPL", () => {
     }
   }, 60_000);
 });
+
+describe("a command with a model in the REPL", () => {
+  it("runs that one prompt on its model, then goes back to the session's", async () => {
+    const model = await startFakeModel("anthropic");
+    try {
+      const sandbox = freshSandbox();
+      put(
+        sandbox.workspace,
+        ".agentloop/commands/deep.md",
+        "---\nmodel: claude-sonnet-4-5\n---\nThink about $ARGUMENTS.",
+      );
+      model.script([reply(text("Thought hard.")), reply(text("Back again."))]);
+      const terminal = await openRepl({
+        env: { ...sandbox.env, ...model.env() },
+        cwd: sandbox.workspace,
+        args: ["--permission-mode", "yolo"],
+      });
+      await terminal.enter("/deep the cache", /Thought hard\./);
+      await terminal.enter("and now?", /Back again\./);
+      await terminal.exit();
+      const sent = model.requests().map((request) => JSON.parse(request.body) as { model: string });
+      expect(sent.map((request) => request.model)).toEqual([
+        "claude-sonnet-4-5",
+        "claude-haiku-4-5",
+      ]);
+    } finally {
+      await model.close();
+    }
+  }, 60_000);
+});

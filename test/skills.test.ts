@@ -81,6 +81,13 @@ describe("frontmatter", () => {
     });
   });
 
+  it("reads a file written with CRLF line ends", () => {
+    expect(parseFrontmatter("---\r\ndescription: Windows\r\n---\r\nBody.\r\n")).toMatchObject({
+      fields: { description: "Windows" },
+      body: "Body.\r\n",
+    });
+  });
+
   it("takes a file without frontmatter as all body, and names an unclosed one", () => {
     expect(parseFrontmatter("Just text.")).toEqual({ fields: {}, written: {}, body: "Just text." });
     expect(parseFrontmatter("---\nname: x\n")).toBe(
