@@ -83,6 +83,11 @@ describe("skills, commands and project memory", () => {
       "edit",
       "skill",
     ]);
+
+    // A tool set chosen without the skill tool leaves out the catalog too.
+    const chosen = await run([reply(text("Hi."))], ["--tools", "bash", "-p", "hi"], sandbox);
+    expect(chosen.requests[0]?.tools.map((tool) => tool.name)).toEqual(["bash"]);
+    expect(chosen.system).not.toContain("review");
   });
 
   it("answers a skill call with the body, its arguments substituted, its directory and files; a second call says it is loaded", async () => {

@@ -91,7 +91,7 @@ Options:
   --context-window N             the model's context window in tokens (default: known per model)
   --no-auto-compact              compact only on /compact or when the API says "too long"
   --tools LIST                   the tools the model gets, e.g. "bash" for s01's one tool
-                                 (default: bash,read,write,edit)
+                                 (default: bash,read,write,edit; skill when there are skills)
   --mcp-config FILE              MCP servers to add, in .mcp.json's format (may be repeated)
   --output-format F              text, json or stream-json (one-shot mode)
   --continue                     continue the latest session in this directory

@@ -51,7 +51,7 @@ export interface ToolSetup {
   keyVariable: string | null;
   /** The session's plan, which the todo_write tool replaces. */
   todos: TodoList;
-  /** The skills and commands found; the skill tool is offered when the model may load one. */
+  /** The skills and commands found; the skill tool is offered when the model may load one of them. */
   skills: readonly Skill[];
   loadedSkills: LoadedSkills;
   /** The session runs a local model, which gets todo_write by default. */
@@ -141,6 +141,7 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
     write: () => createWriteTool({ workspace, reads }) as Tool,
     edit: () => createEditTool({ workspace, reads }) as Tool,
     todo_write: () => createTodoWriteTool(setup.todos) as Tool,
+    skill: () => createSkillTool(setup.skills, setup.loadedSkills) as Tool,
   };
   const checkPermission = createPermissionCheck({
     mode,
@@ -149,10 +150,10 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
     ask: setup.readline ? terminalAsk(setup.readline, setup.holdProgress) : undefined,
     scratch: scratch ? [scratch] : [],
   });
-  const builtIn = names.map((name) => make[name]());
-  if (setup.skills.some((skill) => skill.modelInvocable)) {
-    builtIn.push(createSkillTool(setup.skills, setup.loadedSkills) as Tool);
-  }
+  const skillsToLoad = setup.skills.some((skill) => skill.modelInvocable);
+  const builtIn = names
+    .filter((name) => name !== "skill" || skillsToLoad)
+    .map((name) => make[name]());
   // The same array until an MCP server's tools change, as the toolbox asks.
   let fromMcp: readonly Tool[] | null = null;
   let all: readonly Tool[] = builtIn;

@@ -201,20 +201,25 @@ export async function startSession(
     const tokens = count(contextWindowOf(compaction.value, provider));
     notices.push(`local model ${provider.model} on ${provider.device}, context ${tokens} tokens.`);
   }
+  const toolNames = toolbox.definitions.map((tool) => tool.name);
+  // The catalog goes with the skill tool: without it (--tools bash), the model cannot load one.
+  const skillCatalog = toolNames.includes("skill")
+    ? catalogSection(skills.skills, {
+        cwd: options.cwd,
+        home: homeOf(userEnv),
+        budget: catalogBudget(contextWindowOf(compaction.value, provider)),
+      })
+    : null;
   const session = createAgentSession({
     provider,
     toolbox,
     system: buildSystemPrompt(options.cwd, {
       mode,
       allowNetwork: options.allowNetwork,
-      toolNames: toolbox.definitions.map((tool) => tool.name),
+      toolNames,
       env: userEnv,
       instructions: memory.text,
-      skillCatalog: catalogSection(skills.skills, {
-        cwd: options.cwd,
-        home: homeOf(userEnv),
-        budget: catalogBudget(contextWindowOf(compaction.value, provider)),
-      }),
+      skillCatalog,
     }),
     maxTurns: options.maxTurns,
     maxCostUsd: options.maxCost,
