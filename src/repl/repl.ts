@@ -163,9 +163,11 @@ export function runRepl(options: ReplOptions): Promise<number> {
           break;
         }
         case "command":
-          await Promise.resolve()
-            .then(() => parsed.command.run(parsed.argument, context))
-            .catch(printError);
+          try {
+            await parsed.command.run(parsed.argument, context);
+          } catch (error) {
+            printError(error);
+          }
           break;
       }
       if (!finished) input.ask();
