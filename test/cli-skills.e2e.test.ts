@@ -238,7 +238,7 @@ describe("skills, commands and project memory", () => {
       sandbox,
     );
     expect(inside.system).toContain(`; git repository ${sandbox.workspace}, branch feature-x.`);
-    expect(inside.system).toContain("Permission mode auto: commands run sandboxed");
+    expect(inside.system).toContain("Starting permission mode auto: commands run sandboxed");
     expect(inside.system).toContain("no network");
   });
 });

@@ -70,6 +70,7 @@ describe("the command table", () => {
       "/skills",
       "/sessions",
       "/resume",
+      "/plan",
       "/permissions",
       "/export",
       "/exit",

@@ -121,14 +121,14 @@ describe("the environment section", () => {
       "writes only in the workspace and temp, no network (unless --allow-network)",
     );
     expect(section).toContain(
-      "- Read a file before editing it; prefer edit to write; run the project's tests to check your work.",
+      "- Read a file before editing it; prefer edit to write; run the tests to check your work.",
     );
   });
 
   it("names the conventions of the tools the model has only", () => {
     const cwd = mkdtempSync(join(tmpdir(), "agentloop-prompt-"));
     const section = environmentSection(cwd, { ...facts, mode: "ask", toolNames: ["bash"] });
-    expect(section).toContain("- Run the project's tests to check your work.");
+    expect(section).toContain("- Run the tests to check your work.");
     expect(section).toContain("wait for the user's yes or no");
   });
 
@@ -149,7 +149,7 @@ describe("the environment section", () => {
     const root = repository();
     writeFileSync(join(root, "AGENTS.md"), "Use pnpm.");
     const context = sessionContext(root, { ...facts, mode: "yolo", env: {} });
-    expect(context).toMatch(/^Environment[\s\S]*Permission mode yolo[\s\S]*Use pnpm\.$/);
+    expect(context).toMatch(/^Environment[\s\S]*permission mode yolo[\s\S]*Use pnpm\.$/);
     expect(buildSystemPrompt(root, { ...facts, mode: "yolo", env: {} })).toContain(context);
   });
 });

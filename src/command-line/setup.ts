@@ -18,6 +18,7 @@ import {
   type PermissionRules,
   parsePermissionMode,
 } from "../permissions/policy.js";
+import { createPlanMode } from "../planning/plan-mode.js";
 import { createTodoList } from "../planning/todo-list.js";
 import { todosRestated } from "../planning/todos.js";
 import { chooseApi } from "../providers/api-setting.js";
@@ -71,7 +72,12 @@ export interface StartedSession {
 export interface SessionControls {
   /** The provider preset the model runs on: anthropic, openai, ollama, local, ... */
   readonly provider: string;
+  /** The permission mode now: /plan and the approval of a plan change it. */
   readonly mode: PermissionMode;
+  /** Goes on in `mode` from the next tool call; throws a ConfigError when it cannot start here. */
+  switchMode(mode: PermissionMode): Promise<void>;
+  /** The file plan mode writes the plan to. */
+  planFile(): string;
   /** The allow, ask and deny rules of the settings files, read again now. */
   permissionRules(): Promise<PermissionRules>;
   /** The skills and custom commands found at start-up (/skills, /help, `/name args`). */
@@ -129,9 +135,15 @@ export async function startSession(
   const where = { env, cwd: options.cwd };
 
   const interactive = io.readline !== undefined;
+  // A session left in plan mode goes on in it, unless the command line names a mode.
   const mode = options.permissionMode
     ? parsePermissionMode(options.permissionMode)
-    : defaultPermissionMode({ interactive });
+    : file.mode === "plan"
+      ? "plan"
+      : defaultPermissionMode({ interactive });
+  // The plan lives beside the session's other files, outside the workspace it must not change.
+  const plan = createPlanMode({ file: () => join(directory, writer.id, "plan.md") });
+  recordPlanMode(writer, mode, file.mode);
   if (mode === "yolo") {
     notices.push(
       "permission mode yolo: commands run without a sandbox and without asking. Deny rules still apply.",
@@ -176,17 +188,19 @@ export async function startSession(
       loadedSkills,
       localModel: resolved.protocol === "local",
       onNotice: (sentence) => notices.push(sentence),
+      plan,
+      onModeChange: (next) => writer.recordMode(next),
     }),
     modelSettings.then((settings) => startProvider(resolved, where, hooks, settings)),
     compactionChoice,
   ]);
   if (model.status === "rejected" || compaction.status === "rejected") {
-    if (tools.status === "fulfilled") await tools.value.dispose();
+    if (tools.status === "fulfilled") await tools.value.toolbox.dispose();
     throw model.status === "rejected" ? model.reason : (compaction as PromiseRejectedResult).reason;
   }
   if (tools.status === "rejected") throw tools.reason;
   let provider = withAssumedFactsNotice(model.value, resolved, options, onNotice);
-  const toolbox = tools.value;
+  const { toolbox, modes } = tools.value;
   const compactionFor = (sessionId: string) => {
     const contextWindow = contextWindowOf(compaction.value, provider);
     return createCompaction({
@@ -194,7 +208,12 @@ export async function startSession(
       auto: compaction.value.auto,
       outputReserve: provider.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVE,
       resultsDirectory: join(directory, sessionId, "tool-results"),
-      restate: () => restated(todosRestated(todos.items()), loadedSkills, contextWindow),
+      restate: () =>
+        restated([
+          todosRestated(todos.items()),
+          plan.restated(modes.current()),
+          skillsRestated(loadedSkills, contextWindow),
+        ]),
     });
   };
   if (provider.device) {
@@ -227,12 +246,17 @@ export async function startSession(
     messages: file.messages,
     compaction: compactionFor(writer.id),
     todos,
+    planning: { plan, mode: modes.current },
   });
   // What a new session's header names: the model of the latest /model.
   let current = resolved;
   const controls: SessionControls = {
     provider: resolved.preset,
-    mode,
+    get mode() {
+      return modes.current();
+    },
+    switchMode: (next) => modes.change(next),
+    planFile: plan.file,
     skills,
     loadedSkills,
     permissionRules: () => loadPermissionRules({ workspace: options.cwd, env: userEnv }),
@@ -242,6 +266,9 @@ export async function startSession(
       todos.restore(next.todos);
       loadedSkills.restore(skillsInHistory(next.messages));
       writer = next.writer;
+      // A new history: the model knows nothing of plan mode yet, and the new file says it is on.
+      plan.told(null);
+      recordPlanMode(writer, modes.current(), next.mode);
       return { sessionPath: next.writer.path, notices: next.notices };
     },
     async switchModel(name) {
@@ -262,14 +289,30 @@ export async function startSession(
   return { session, sessionPath: writer.path, notices, controls };
 }
 
-/** What a compaction's summary is followed by: the todo list, then the skills loaded. */
-function restated(todoList: string | null, loaded: LoadedSkills, contextWindow: number) {
+/**
+ * Says in the session file whether it goes on in plan mode, when the file says otherwise (it
+ * last recorded `recorded`): a resume then starts in plan mode exactly when it was left in it.
+ */
+function recordPlanMode(
+  writer: SessionWriter,
+  mode: PermissionMode,
+  recorded: PermissionMode | undefined,
+): void {
+  if ((mode === "plan") !== (recorded === "plan")) writer.recordMode(mode);
+}
+
+/** The states restated beside a compaction's summary, one paragraph each; null when none has any. */
+function restated(parts: (string | null)[]): string | null {
+  const present = parts.filter((part) => part !== null);
+  return present.length > 0 ? present.join("\n\n") : null;
+}
+
+/** The loaded skills' texts beside a compaction's summary, within RESTATED_SKILLS_TOKENS. */
+function skillsRestated(loaded: LoadedSkills, contextWindow: number): string | null {
   const tokens = RESTATED_SKILLS_TOKENS;
   const total = Math.min(tokens.total, Math.floor(contextWindow * tokens.windowShare));
   // Bytes, at about four a token.
-  const skillTexts = loaded.restated({ total: total * 4, each: Math.min(tokens.each, total) * 4 });
-  const parts = [todoList, skillTexts].filter((part): part is string => part !== null);
-  return parts.length > 0 ? parts.join("\n\n") : null;
+  return loaded.restated({ total: total * 4, each: Math.min(tokens.each, total) * 4 });
 }
 
 /** A new session file, or the file of the session to resume with its history made valid again. */
@@ -284,6 +327,7 @@ function openSessionFile(
   notices: string[];
   contextWindow?: number;
   todos: TodoItem[];
+  mode?: PermissionMode;
 } {
   const resumed = resume ? findSessionToResume(directory, cwd, resume) : undefined;
   const notices = (resumed?.problems ?? []).map(
@@ -310,6 +354,7 @@ function openSessionFile(
     notices,
     contextWindow,
     todos: resumed?.todos ?? [],
+    mode: resumed?.mode,
   };
 }
 

@@ -15,6 +15,8 @@ import {
 import type { Reminder } from "../core/reminders.js";
 import type { TodoItem } from "../core/todo-item.js";
 import { agentLoop, createLoopState, type LoopState } from "../loop.js";
+import type { PermissionMode } from "../permissions/policy.js";
+import type { PlanMode } from "../planning/plan-mode.js";
 import type { TodoList } from "../planning/todo-list.js";
 import { todoReminder } from "../planning/todo-reminder.js";
 import type { Provider } from "../providers/provider.js";
@@ -35,6 +37,11 @@ export interface AgentSessionOptions {
   compaction?: Compaction;
   /** The model's plan, kept by the todo_write tool: announced as it changes, and reminded of. */
   todos?: TodoList;
+  /**
+   * Plan mode, and the permission mode now: a note goes with the prompt after the mode went into
+   * or out of plan mode, and a plan presented with no one to approve it ends the run.
+   */
+  planning?: { plan: PlanMode; mode: () => PermissionMode };
 }
 
 export interface AgentSession {
@@ -74,6 +81,8 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
   let cost: number | null = 0;
   const limits: Limit[] = [repeatedCallLimit];
   if (options.maxCostUsd !== undefined) limits.push(maxCostLimit(options.maxCostUsd, () => cost));
+  const { planning } = options;
+  if (planning) limits.push(planning.plan.limit);
   const { todos } = options;
   const reminders: Reminder[] = todos ? [todoReminder(todos)] : [];
 
@@ -117,7 +126,17 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
     cost: () => cost,
     todos: () => todos?.items() ?? [],
     async *runPrompt(prompt, signal) {
-      const message: UserMessage = { role: "user", content: prompt };
+      // What the model must know of the mode, as a note beside the prompt: plan mode began or ended.
+      const note = planning ? planning.plan.noteFor(planning.mode()) : null;
+      const message: UserMessage = {
+        role: "user",
+        content: note
+          ? [
+              { type: "text", text: prompt },
+              { type: "text", text: note },
+            ]
+          : prompt,
+      };
       state.messages.push(message);
       writer.recordMessage(message);
       return yield* recorded(

@@ -31,6 +31,8 @@ function modeMeaning(mode: PermissionMode, allowNetwork: boolean): string {
       return "commands run in a read-only sandbox; file changes are refused: investigate and report";
     case "yolo":
       return "commands run unsandboxed and unasked: take care with anything destructive";
+    case "plan":
+      return "look, then propose a plan as plan mode's notes say; the mode changes once the user approves it";
   }
 }
 
@@ -40,13 +42,13 @@ export function environmentSection(cwd: string, facts: EnvironmentFacts): string
   const conventions = [
     ...(tools.has("read") && tools.has("edit") ? ["read a file before editing it"] : []),
     ...(tools.has("edit") && tools.has("write") ? ["prefer edit to write"] : []),
-    "run the project's tests to check your work",
+    "run the tests to check your work",
   ].join("; ");
   const platform = facts.platform ?? process.platform;
   return [
     "Environment:",
     `- Today is ${localDate(now)}; platform ${platform}, shell bash; ${gitFacts(cwd)}.`,
-    `- Permission mode ${facts.mode}: ${modeMeaning(facts.mode, facts.allowNetwork)}.`,
+    `- Starting permission mode ${facts.mode}: ${modeMeaning(facts.mode, facts.allowNetwork)}.`,
     `- ${conventions[0]?.toUpperCase()}${conventions.slice(1)}.`,
   ].join("\n");
 }
