@@ -11,7 +11,7 @@ export const LAYERS = [
   ["shell", "transcript", "sandbox"],
   ["tools"],
   ["providers", "permissions", "planning", "background"],
-  ["compaction", "mcp"],
+  ["compaction", "mcp", "skills"],
   ["loop"],
   ["session"],
   ["terminal", "viewer"],

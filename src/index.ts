@@ -92,7 +92,7 @@ export {
   type SessionWriter,
   sessionsDirectory,
 } from "./session/session-file.js";
-export { buildSystemPrompt } from "./session/system-prompt.js";
+export { buildSystemPrompt, type SessionFacts, sessionContext } from "./session/system-prompt.js";
 export { type BashInput, type BashOptions, createBashTool, runBash } from "./tools/bash.js";
 export { buildCommandEnv, type CommandEnvOptions } from "./tools/command-env.js";
 export { ShellSession } from "./tools/shell-session.js";

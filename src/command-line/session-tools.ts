@@ -29,6 +29,9 @@ import type { TodoList } from "../planning/todo-list.js";
 import { createTodoWriteTool } from "../planning/todo-write.js";
 import type { Sandbox, SandboxOptions } from "../sandbox/sandbox.js";
 import { checkSandbox, createSandbox } from "../sandbox/select.js";
+import type { LoadedSkills } from "../skills/loaded-skills.js";
+import type { Skill } from "../skills/skill.js";
+import { createSkillTool } from "../skills/skill-tool.js";
 import { terminalAsk } from "../terminal/ask.js";
 import { terminalMcpAsk } from "../terminal/mcp-ask.js";
 import { terminalPlanApproval } from "../terminal/plan-approval.js";
@@ -56,6 +59,9 @@ export interface ToolSetup {
   keyVariable: string | null;
   /** The session's plan, which the todo_write tool replaces. */
   todos: TodoList;
+  /** The skills and commands found; the skill tool is offered when the model may load one of them. */
+  skills: readonly Skill[];
+  loadedSkills: LoadedSkills;
   /** The session runs a local model, which gets todo_write by default. */
   localModel: boolean;
   /** One sentence for the user before the session starts (an MCP server that did not start). */
@@ -178,6 +184,7 @@ export async function createSessionTools(setup: ToolSetup): Promise<SessionTools
     write: () => createWriteTool({ workspace, reads }) as Tool,
     edit: () => createEditTool({ workspace, reads }) as Tool,
     todo_write: () => createTodoWriteTool(setup.todos) as Tool,
+    skill: () => createSkillTool(setup.skills, setup.loadedSkills) as Tool,
   };
   const checkPermission = createPermissionCheck({
     mode: modes.current,
@@ -187,7 +194,10 @@ export async function createSessionTools(setup: ToolSetup): Promise<SessionTools
     ask: setup.readline ? terminalAsk(setup.readline, setup.holdProgress) : undefined,
     scratch: scratch ? [scratch] : [],
   });
-  const chosen = names.map((name) => make[name]());
+  const skillsToLoad = setup.skills.some((skill) => skill.modelInvocable);
+  const chosen = names
+    .filter((name) => name !== "skill" || skillsToLoad)
+    .map((name) => make[name]());
   const added = (wanted: ToolName[]) =>
     wanted.filter((name) => !names.includes(name)).map((name) => make[name]());
   const afterPlanning = [...chosen, ...added(["todo_write"])];

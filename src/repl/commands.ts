@@ -9,8 +9,10 @@ import { plural } from "../core/wording.js";
 import type { PermissionMode } from "../permissions/policy.js";
 import type { AgentSession } from "../session/agent-session.js";
 import { listSessions, sessionIds } from "../session/session-file.js";
+import { invocationUsage } from "../skills/invocation.js";
 import { describeTask } from "../terminal/task-line.js";
 import { sessionLines } from "./session-list.js";
+import { skillLines } from "./skill-list.js";
 import { costReport } from "./status.js";
 
 export interface CommandContext {
@@ -42,6 +44,8 @@ export interface Command {
 export interface CompletionSources {
   /** The ids of this directory's sessions, newest first. */
   sessionIds(): string[];
+  /** The skills and custom commands, as `/name`. */
+  skillCommands(): string[];
 }
 
 /** Words that end the REPL as /exit does. */
@@ -68,8 +72,13 @@ export const COMMANDS: Command[] = [
     argument: "",
     help: "list the commands and keys",
     run(_argument, context) {
-      const width = Math.max(...COMMANDS.map((command) => usage(command).length)) + 2;
-      const lines = COMMANDS.map((command) => `${usage(command).padEnd(width)}${command.help}`);
+      const skills = context.controls.skills.skills;
+      const rows = [
+        ...COMMANDS.map((command) => [usage(command), command.help]),
+        ...skills.map((skill) => [invocationUsage(skill), `(${skill.kind}) ${skill.description}`]),
+      ];
+      const width = Math.max(...rows.map(([name = ""]) => name.length)) + 2;
+      const lines = rows.map(([name = "", help]) => `${name.padEnd(width)}${help}`);
       context.print([...lines, "", ...KEYS_HELP].join("\n"));
     },
   },
@@ -116,6 +125,14 @@ export const COMMANDS: Command[] = [
         return;
       }
       context.print(`Model ${session.model} (${controls.provider}). /model NAME changes it.`);
+    },
+  },
+  {
+    name: "/skills",
+    argument: "",
+    help: "the skills and custom commands, and where each comes from",
+    run(_argument, context) {
+      context.print(skillLines(context.controls.skills, context.cwd).join("\n"));
     },
   },
   {
@@ -261,7 +278,8 @@ export function completeInput(line: string, sources: CompletionSources): [string
   if (!line.startsWith("/")) return [[], line];
   const space = line.search(/\s/);
   if (space === -1) {
-    return [COMMANDS.map((command) => command.name).filter((name) => name.startsWith(line)), line];
+    const names = [...COMMANDS.map((command) => command.name), ...sources.skillCommands()];
+    return [[...new Set(names)].filter((name) => name.startsWith(line)), line];
   }
   const command = COMMANDS.find((candidate) => candidate.name === line.slice(0, space));
   const prefix = line.slice(space).trimStart();

@@ -8,6 +8,7 @@ import { requestUsage } from "../core/events.js";
 import { EXIT } from "../core/exit-codes.js";
 import { addUsage, emptyUsage } from "../core/messages.js";
 import type { AgentSession } from "../session/agent-session.js";
+import { type Invocation, ignoredNotice, invocationOf } from "../skills/invocation.js";
 import type { Progress } from "../terminal/progress.js";
 import { createPromptInput } from "../terminal/prompt-input.js";
 import { questionsAsked } from "../terminal/question.js";
@@ -128,6 +129,20 @@ export function runRepl(options: ReplOptions): Promise<number> {
       output.write(`${dim(answerSummary(usage, session))}\n`);
     }
 
+    /** A skill or custom command the user typed: its prompt, on its model for this prompt. */
+    async function runInvocation({ skill, prompt }: Invocation) {
+      const ignored = ignoredNotice(skill);
+      if (ignored) context.print(`agentloop: ${ignored}`);
+      const previous = session.model;
+      const switched = skill.model !== undefined && skill.model !== previous;
+      if (switched) await options.controls.switchModel(skill.model as string);
+      try {
+        await runPrompt(prompt);
+      } finally {
+        if (switched) await options.controls.switchModel(previous);
+      }
+    }
+
     async function handle(text: string) {
       const parsed = parseInput(text);
       // Recalling "exit" is never what the up arrow is wanted for.
@@ -143,9 +158,13 @@ export function runRepl(options: ReplOptions): Promise<number> {
         case "prompt":
           await runPrompt(parsed.text);
           break;
-        case "unknown":
-          context.print(parsed.hint);
+        case "unknown": {
+          const { skills, loadedSkills } = options.controls;
+          const invocation = invocationOf(text, skills, loadedSkills);
+          if (invocation) await runInvocation(invocation).catch(printError);
+          else context.print(parsed.hint);
           break;
+        }
         case "command":
           await runCommand(parsed.command, parsed.argument);
           break;
@@ -153,11 +172,15 @@ export function runRepl(options: ReplOptions): Promise<number> {
       if (!finished) input.ask();
     }
 
+    function printError(error: unknown) {
+      context.print(`agentloop: ${error instanceof Error ? error.message : String(error)}`);
+    }
+
     async function runCommand(command: Command, argument: string) {
       try {
         await command.run(argument, context);
       } catch (error) {
-        context.print(`agentloop: ${error instanceof Error ? error.message : String(error)}`);
+        printError(error);
       }
     }
 

@@ -19,6 +19,7 @@ import type {
   SessionHeader,
   SessionProblem,
 } from "../session/session-file.js";
+import { skillsInHistory } from "../skills/skills-in-history.js";
 import { describeTask } from "../terminal/task-line.js";
 import { ContextReplay } from "./contexts.js";
 import { isKnownBlock } from "./known-block.js";
@@ -75,6 +76,8 @@ export interface Step {
   stop: { reason: LoopStopReason; detail: string } | null;
   /** The model's todo list as it stood when this request was sent (empty without one). */
   todos: TodoItem[];
+  /** The skills loaded when this request was sent, by name, oldest first. */
+  skills: string[];
 }
 
 export interface Timeline {
@@ -259,6 +262,7 @@ class TimelineBuilder {
       transitionReason: null,
       stop: null,
       todos: lastTodoList(this.recorded),
+      skills: skillsInHistory(this.recorded).map(([name]) => name),
     };
     this.steps.push(added);
     this.compaction = null;
