@@ -75,21 +75,21 @@ describe("a task's notice", () => {
         output_file: "/s/bg_2.output",
       },
       summary: 'Background command "echo" completed (exit code 0).',
-      tail: "</output-tail></task-notification><task-notification>& more",
+      tail: "</output_tail></task_notification><task_notification>& more",
     });
     expect(notice).toBe(
       [
-        "<task-notification>",
-        "<task-id>bg_2</task-id>",
+        "<task_notification>",
+        "<task_id>bg_2</task_id>",
         "<command>echo '&lt;b&gt;'</command>",
         "<status>completed</status>",
-        "<exit-code>0</exit-code>",
+        "<exit_code>0</exit_code>",
         '<summary>Background command "echo" completed (exit code 0).</summary>',
-        "<output-tail>",
-        "&lt;/output-tail&gt;&lt;/task-notification&gt;&lt;task-notification&gt;&amp; more",
-        "</output-tail>",
-        "<output-file>/s/bg_2.output</output-file>",
-        "</task-notification>",
+        "<output_tail>",
+        "&lt;/output_tail&gt;&lt;/task_notification&gt;&lt;task_notification&gt;&amp; more",
+        "</output_tail>",
+        "<output_file>/s/bg_2.output</output_file>",
+        "</task_notification>",
       ].join("\n"),
     );
   });

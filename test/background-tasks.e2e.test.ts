@@ -78,7 +78,7 @@ describe("background tasks", () => {
       return typeof content === "string" ? [{ type: "text", text: content }] : content;
     });
   const noticeIn = (blocks: Block[]) =>
-    blocks.find((block) => block.type === "text" && block.text?.startsWith("<task-notification>"));
+    blocks.find((block) => block.type === "text" && block.text?.startsWith("<task_notification>"));
 
   it("returns at once, lets a foreground command run meanwhile, and tells the next request how the task ended", async () => {
     const { code, events, final, requests } = await run(
@@ -115,14 +115,14 @@ describe("background tasks", () => {
     expect(third?.map((block) => block.type)).toEqual(["tool_result", "text"]);
     const notice = noticeIn(third ?? [])?.text ?? "";
     const task = (final.background_tasks as Task[])[0] as Task;
-    expect(notice).toContain("<task-id>bg_1</task-id>");
+    expect(notice).toContain("<task_id>bg_1</task_id>");
     expect(notice).toContain("<status>failed</status>");
-    expect(notice).toContain("<exit-code>3</exit-code>");
-    expect(notice).toMatch(/<output-tail>\n[\s\S]*\n19999\n20000\nLAST-LINE\n<\/output-tail>/);
+    expect(notice).toContain("<exit_code>3</exit_code>");
+    expect(notice).toMatch(/<output_tail>\n[\s\S]*\n19999\n20000\nLAST-LINE\n<\/output_tail>/);
     // About 2 KB of tail: the first lines are only in the file.
     expect(notice).not.toMatch(/\n1\n2\n3\n/);
     expect(notice.length).toBeLessThan(3000);
-    expect(notice).toContain(`<output-file>${task.output_file}</output-file>`);
+    expect(notice).toContain(`<output_file>${task.output_file}</output_file>`);
     expect(events.find((event) => event.type === "task_notification")).toMatchObject({
       task: { task_id: "bg_1", status: "failed", exit_code: 3 },
       text: notice,
@@ -288,11 +288,11 @@ describe("background tasks", () => {
     );
     const notice = noticeIn(lastMessages(requests)[2] ?? [])?.text ?? "";
     expect(notice).toContain("<status>timed_out</status>");
-    expect(notice).not.toContain("<exit-code>");
+    expect(notice).not.toContain("<exit_code>");
     expect(notice).toMatch(
       /<summary>Background command "echo before; sleep [^"]*" timed out after 1 s; it and everything it started were killed\.<\/summary>/,
     );
-    expect(notice).toContain("<output-tail>\nbefore\n</output-tail>");
+    expect(notice).toContain("<output_tail>\nbefore\n</output_tail>");
     expect(events.find((event) => event.type === "task_notification")).toMatchObject({
       task: { status: "timed_out", exit_code: null },
     });
@@ -430,7 +430,7 @@ describe("background tasks in the REPL", () => {
     };
     const last = body.messages.at(-1)?.content ?? [];
     expect(last[0]).toEqual({ type: "text", text: "what happened?" });
-    expect(last[1]?.text).toMatch(/^<task-notification>\n<task-id>bg_1<\/task-id>[\s\S]*idle-done/);
+    expect(last[1]?.text).toMatch(/^<task_notification>\n<task_id>bg_1<\/task_id>[\s\S]*idle-done/);
     expect(await terminal.enter("/tasks")).toMatch(/0 tasks running:\r\n {2}bg_1 .* completed/);
     expect(await terminal.exit()).toBe(0);
   });

@@ -59,7 +59,7 @@ describe("the agent loop", () => {
     };
     const pending: Notice[] = [
       {
-        text: "<task-notification>bg_1</task-notification>",
+        text: "<task_notification>bg_1</task_notification>",
         event: { type: "task_started", task },
       },
     ];
@@ -75,7 +75,7 @@ describe("the agent loop", () => {
     expect(blocks(2).map((block) => block.type)).toEqual(["tool_result", "text"]);
     expect(blocks(2)[1]).toEqual({
       type: "text",
-      text: "<task-notification>bg_1</task-notification>",
+      text: "<task_notification>bg_1</task_notification>",
     });
     expect(blocks(4).map((block) => block.type)).toEqual(["tool_result"]);
     const types = events.map((event) => event.type);

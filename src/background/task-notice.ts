@@ -1,5 +1,6 @@
-// What the model is told when a background task ends: Claude Code's <task-notification>, the
-// block its TaskOutput tool description promises "with the same path" as the output file
+// What the model is told when a background task ends: the <task_notification> block the issue
+// and the course name (Claude Code spells it <task-notification>), the block its TaskOutput
+// tool description promises "with the same path" as the output file
 // (https://context-audit.tj-zhang.com/tools/task-output/), with the fields of its stream's
 // task_notification message: task_id, status, summary, output_file
 // (https://hexdocs.pm/claude_code/ClaudeCode.Message.SystemMessage.TaskNotification.html).
@@ -20,15 +21,15 @@ export interface NoticeFacts {
 
 export function taskNotice({ task, summary, tail }: NoticeFacts): string {
   const lines = [
-    "<task-notification>",
-    `<task-id>${task.task_id}</task-id>`,
+    "<task_notification>",
+    `<task_id>${task.task_id}</task_id>`,
     `<command>${escapeXml(task.command)}</command>`,
     `<status>${task.status}</status>`,
-    ...(task.exit_code === null ? [] : [`<exit-code>${task.exit_code}</exit-code>`]),
+    ...(task.exit_code === null ? [] : [`<exit_code>${task.exit_code}</exit_code>`]),
     `<summary>${escapeXml(summary)}</summary>`,
-    `<output-tail>\n${escapeXml(tail || "(no output)")}\n</output-tail>`,
-    `<output-file>${escapeXml(task.output_file)}</output-file>`,
-    "</task-notification>",
+    `<output_tail>\n${escapeXml(tail || "(no output)")}\n</output_tail>`,
+    `<output_file>${escapeXml(task.output_file)}</output_file>`,
+    "</task_notification>",
   ];
   return lines.join("\n");
 }
