@@ -22,14 +22,16 @@ export async function firstRequestFigures(): Promise<Figure[]> {
     // What the user typed and the JSON around it is the rest of the body.
     const fixedPart = bytes(first.body.system) + bytes(first.body.tools);
     return [
-      // About 750 tokens at ~4 bytes a token, with bash, the three file tools and the
-      // environment section: a fraction of what the task and the first tool results take, and
-      // paid again (from the cache, at a tenth of the price) on every turn.
+      // About 800 tokens at ~4 bytes a token, with bash (and its run_in_background), the three
+      // file tools and the environment section: a fraction of what the task and the first tool
+      // results take, and paid again (from the cache, at a tenth of the price) on every turn.
+      // The target was 3 KB before the environment section and background tasks; the issue's
+      // own limit is the whole body's, 4 KB.
       {
         name: "first request: system prompt + tool definitions",
         value: fixedPart,
         unit: "B",
-        target: 3_072,
+        target: 3_328,
       },
       {
         name: `first request: whole body (task "${TASK}")`,

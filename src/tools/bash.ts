@@ -91,7 +91,7 @@ export function createBashTool(options: BashOptions): Tool<BashInput> {
       "Run a bash command and return its output (stdout and stderr together) and exit code. " +
       "The working directory carries over between calls, so `cd` works as in a terminal. " +
       "Commands get no input and no terminal: pass everything as arguments and use non-interactive flags. " +
-      `A command and everything it started are killed after ${DEFAULT_TIMEOUT_SECONDS} s, or after "timeout" seconds (at most ${MAX_TIMEOUT_SECONDS}). ` +
+      "A command and everything it started are killed at its timeout. " +
       "Processes left in the background (`server > log 2>&1 &`) keep running until the session ends. " +
       "Long output is cut in the middle; the full output is saved to a file named in the result.",
     inputSchema: {
@@ -120,8 +120,8 @@ export function createBashTool(options: BashOptions): Tool<BashInput> {
 const backgroundProperty = {
   type: "boolean",
   description:
-    "Run the command as a background task (a dev server, a watch build, a long test run): the result returns at once with the task's id and output file, " +
-    `and you are told when it ends. The timeout then defaults to ${DEFAULT_BACKGROUND_TIMEOUT_SECONDS / 60} minutes, at most ${MAX_BACKGROUND_TIMEOUT_SECONDS / 3600} hours. Stop it with task_stop.`,
+    "Run it as a background task (a dev server, a watch build): returns at once with its id and output file; you are told when it ends. " +
+    `Timeout then ${DEFAULT_BACKGROUND_TIMEOUT_SECONDS / 60} min by default, at most ${MAX_BACKGROUND_TIMEOUT_SECONDS / 3600} h. Stop it with task_stop.`,
 };
 
 /** The timeout asked for, or null when it is not a positive number of seconds. */
