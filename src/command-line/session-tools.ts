@@ -1,10 +1,15 @@
 // The tools of a session under its permission mode: bash (sandboxed, redacted, asked about),
-// the file tools and the todo list, or the set the user chose; and the work kept out of start-up.
+// the file tools, the todo list and the agent tool, or the set the user chose; the tools each
+// subagent gets under its own mode; and the work kept out of start-up.
 
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Interface } from "node:readline";
+import { type ChildTools, createAgentTool } from "../agents/agent-tool.js";
+import type { SubagentChannel } from "../agents/channel.js";
+import { childMode } from "../agents/definition.js";
+import { findAgents } from "../agents/discovery.js";
 import { ConfigError } from "../core/errors.js";
 import type { McpConnections } from "../mcp/connections.js";
 import { startSessionMcp } from "../mcp/session-mcp.js";
@@ -20,13 +25,14 @@ import {
 import { createRedactor, secretValues } from "../permissions/secrets.js";
 import type { TodoList } from "../planning/todo-list.js";
 import { createTodoWriteTool } from "../planning/todo-write.js";
+import type { Provider } from "../providers/provider.js";
 import type { SandboxOptions } from "../sandbox/sandbox.js";
 import { checkSandbox, createSandbox } from "../sandbox/select.js";
 import { terminalAsk } from "../terminal/ask.js";
 import { terminalMcpAsk } from "../terminal/mcp-ask.js";
 import { type BashOptions, createBashTool } from "../tools/bash.js";
 import { createEditTool } from "../tools/edit.js";
-import { createFileReads } from "../tools/file-reads.js";
+import { createFileReads, type FileReads } from "../tools/file-reads.js";
 import { createReadTool } from "../tools/read.js";
 import type { Tool } from "../tools/tool.js";
 import { chooseToolNames, type ToolName } from "../tools/tool-set.js";
@@ -52,6 +58,12 @@ export interface ToolSetup {
   localModel: boolean;
   /** One sentence for the user before the session starts (an MCP server that did not start). */
   onNotice: (sentence: string) => void;
+  /** For the agent tool: where children report, their models and their system prompt's rest. */
+  subagents: {
+    channel: SubagentChannel;
+    models: { current(): Provider; start(model: string): Promise<Provider> };
+    environment: () => string;
+  };
 }
 
 export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
@@ -78,9 +90,13 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
   }
   // Inside the scratch directory when there is one, so sandboxed commands can read them.
   const mcpOutputs = mkdtempSync(join(scratch ?? tmpdir(), "agentloop-mcp-"));
+  // Scratch directories of children whose sandbox differs from the session's.
+  const childScratches: string[] = [];
   const removeTemporaries = () => {
     rmSync(mcpOutputs, { recursive: true, force: true });
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
+    for (const directory of [scratch, ...childScratches]) {
+      if (directory) rmSync(directory, { recursive: true, force: true });
+    }
   };
   // MCP servers start at once too, so that they are ready by the first request.
   const mcpStarting = startSessionMcp({
@@ -123,18 +139,24 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
     bashOptions.endLeftovers = !endsLeftovers;
     bashOptions.tempDir = scratch;
   }
-  const reads = createFileReads();
   const workspace = options.cwd;
-  const make: Record<ToolName, () => Tool> = {
-    bash() {
-      const bash = createBashTool(bashOptions);
-      bash.isReadOnly = (input) => isReadOnlyCommand(input.command);
-      return bash as Tool;
-    },
-    read: () => createReadTool({ workspace, reads, redact: bashOptions.redact }) as Tool,
-    write: () => createWriteTool({ workspace, reads }) as Tool,
-    edit: () => createEditTool({ workspace, reads }) as Tool,
-    todo_write: () => createTodoWriteTool(setup.todos) as Tool,
+  const reads = createFileReads();
+  const make = (name: Exclude<ToolName, "agent">, bash: BashOptions, reads: FileReads): Tool => {
+    switch (name) {
+      case "bash": {
+        const tool = createBashTool(bash);
+        tool.isReadOnly = (input) => isReadOnlyCommand(input.command);
+        return tool as Tool;
+      }
+      case "read":
+        return createReadTool({ workspace, reads, redact: bash.redact }) as Tool;
+      case "write":
+        return createWriteTool({ workspace, reads }) as Tool;
+      case "edit":
+        return createEditTool({ workspace, reads }) as Tool;
+      case "todo_write":
+        return createTodoWriteTool(setup.todos) as Tool;
+    }
   };
   const checkPermission = createPermissionCheck({
     mode,
@@ -143,7 +165,42 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
     ask: setup.readline ? terminalAsk(setup.readline, setup.holdProgress) : undefined,
     scratch: scratch ? [scratch] : [],
   });
-  const builtIn = names.map((name) => make[name]());
+  // Each child gets tools of its own (its shell's directory, its reads), under its mode.
+  const childBash = bashForChildren(setup, bashOptions, sandbox, childScratches);
+  const toolsFor = async (childModeValue: PermissionMode, agentName: string) => {
+    const bash =
+      childModeValue === mode ? { options: bashOptions, scratch } : await childBash(childModeValue);
+    const childReads = createFileReads();
+    const own = names.flatMap((name) =>
+      name === "agent" || name === "todo_write" ? [] : [make(name, bash.options, childReads)],
+    );
+    const ask = setup.readline ? terminalAsk(setup.readline, setup.holdProgress) : undefined;
+    const check = createPermissionCheck({
+      mode: childModeValue,
+      workspace: options.cwd,
+      rules,
+      ask: ask && ((question) => ask({ ...question, tool: `[${agentName}] ${question.tool}` })),
+      scratch: bash.scratch ? [bash.scratch] : [],
+    });
+    return {
+      tools: [...own, ...mcp.tools()],
+      checkPermission: (call, tool) => check(call, tool),
+      dispose: async () => {
+        await Promise.all(own.map((tool) => tool.dispose?.()));
+      },
+    } satisfies ChildTools;
+  };
+  const builtIn = names.map((name) =>
+    name === "agent"
+      ? (createAgentTool({
+          agents: agentsFound(setup, mode),
+          parentMode: mode,
+          toolsFor,
+          cwd: options.cwd,
+          ...setup.subagents,
+        }) as Tool)
+      : make(name, bashOptions, reads),
+  );
   // The same array until an MCP server's tools change, as the toolbox asks.
   let fromMcp: readonly Tool[] | null = null;
   let all: readonly Tool[] = builtIn;
@@ -168,6 +225,63 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
     removeTemporaries();
   };
   return toolbox;
+}
+
+/** The definitions the agent tool offers; a file skipped or a mode ignored is one notice each. */
+function agentsFound(setup: ToolSetup, mode: PermissionMode) {
+  const found = findAgents({ workspace: setup.options.cwd, env: setup.userEnv });
+  for (const notice of found.notices) setup.onNotice(notice);
+  for (const agent of found.agents) {
+    const { ignored } = childMode(agent.permissionMode, mode);
+    if (ignored) setup.onNotice(`agent ${agent.name}: ${ignored}; it runs in ${mode} mode.`);
+  }
+  return found.agents;
+}
+
+/**
+ * The bash options of a child whose mode is not the session's (explore's read-only under
+ * auto or ask, auto under yolo): that mode's sandbox, proven to start once, with a scratch
+ * directory of its own unless the session's sandbox has one.
+ */
+function bashForChildren(
+  setup: ToolSetup,
+  parent: BashOptions,
+  parentSandbox: SandboxOptions | undefined,
+  scratches: string[],
+): (mode: PermissionMode) => Promise<{ options: BashOptions; scratch?: string }> {
+  const made = new Map<PermissionMode, Promise<{ options: BashOptions; scratch?: string }>>();
+  const start = async (mode: PermissionMode) => {
+    const shape = sandboxFor(mode);
+    if (!shape) return { options: { ...parent, wrap: undefined, tempDir: undefined } };
+    let tmpDir = parentSandbox?.tmpDir;
+    if (!tmpDir) {
+      const scratchRoot = join(setup.stateDirectory, "scratch");
+      mkdirSync(scratchRoot, { recursive: true, mode: 0o700 });
+      tmpDir = mkdtempSync(join(scratchRoot, "agent-"));
+      scratches.push(tmpDir);
+    }
+    const sandbox: SandboxOptions = {
+      workspace: setup.options.cwd,
+      writable: shape.writable,
+      allowNetwork: setup.options.allowNetwork,
+      tmpDir,
+    };
+    const check = await checkSandbox(sandbox);
+    if (!check.ok) throw new ConfigError(check.reason);
+    const { wrap, endsLeftovers } = createSandbox(sandbox);
+    return {
+      options: { ...parent, wrap, endLeftovers: !endsLeftovers, tempDir: tmpDir },
+      scratch: tmpDir,
+    };
+  };
+  return (mode) => {
+    let pending = made.get(mode);
+    if (!pending) {
+      pending = start(mode);
+      made.set(mode, pending);
+    }
+    return pending;
+  };
 }
 
 /**

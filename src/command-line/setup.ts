@@ -3,6 +3,7 @@
 
 import { join } from "node:path";
 import type { Interface } from "node:readline";
+import { createSubagentChannel } from "../agents/channel.js";
 import { createCompaction } from "../compaction/compaction.js";
 import { chooseCompaction, contextWindowOf } from "../compaction/settings.js";
 import { readDotenv } from "../core/dotenv.js";
@@ -87,6 +88,18 @@ export async function startSession(
     env,
   });
   if (resolved instanceof ConfigError) throw resolved;
+  /** Another model of the same provider (the REPL's /model, an agent definition's model). */
+  const resolveModel = (name: string) => {
+    const next = resolveProvider({
+      provider: resolved.preset,
+      model: name,
+      baseURL: options.baseURL,
+      api,
+      env,
+    });
+    if (next instanceof ConfigError) throw next;
+    return next;
+  };
 
   const directory = sessionsDirectory(userEnv);
   const file = openSessionFile(directory, options.cwd, resolved, options.resume);
@@ -139,6 +152,17 @@ export async function startSession(
       contextWindow: choice.contextWindow ?? undefined,
     }),
   );
+  // The agent tool's children run on the session's provider as it is then (after /model, the
+  // new one), or on another model of the same provider that a definition names.
+  const subagents = {
+    channel: createSubagentChannel(),
+    models: {
+      current: (): Provider => provider,
+      start: async (name: string): Promise<Provider> =>
+        startProvider(resolveModel(name), where, hooks, await modelSettings),
+    },
+    environment: () => buildSystemPrompt(options.cwd),
+  };
   // Tools first: the sandbox's trial run starts at once and goes on while the SDKs load.
   const [tools, model, compaction] = await Promise.allSettled([
     createSessionTools({
@@ -153,6 +177,7 @@ export async function startSession(
       todos,
       localModel: resolved.protocol === "local",
       onNotice: (sentence) => notices.push(sentence),
+      subagents,
     }),
     modelSettings.then((settings) => startProvider(resolved, where, hooks, settings)),
     compactionChoice,
@@ -188,6 +213,7 @@ export async function startSession(
     messages: file.messages,
     compaction: compactionFor(writer.id),
     todos,
+    subagents: subagents.channel,
   });
   // What a new session's header names: the model of the latest /model.
   let current = resolved;
@@ -203,14 +229,7 @@ export async function startSession(
       return { sessionPath: next.writer.path, notices: next.notices };
     },
     async switchModel(name) {
-      const next = resolveProvider({
-        provider: resolved.preset,
-        model: name,
-        baseURL: options.baseURL,
-        api,
-        env,
-      });
-      if (next instanceof ConfigError) throw next;
+      const next = resolveModel(name);
       const started = await startProvider(next, where, hooks, await modelSettings);
       provider = withAssumedFactsNotice(started, next, options, onNotice);
       current = next;

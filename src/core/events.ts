@@ -56,7 +56,26 @@ export type LoopEvent =
   /** The model replaced its plan with todo_write: the whole list as it now stands. */
   | { type: "todos"; todos: TodoItem[] }
   | CompactionEvent
+  | SubagentEvent
   | LoopStop;
+
+/**
+ * An event of a subagent's own loop, run by the `agent` tool call `parent_tool_use_id`
+ * (src/agents/), the field Claude Code's stream-json names the same way. Its tokens count
+ * towards the session's; its messages are in the child's own file.
+ */
+export interface SubagentEvent {
+  type: "subagent";
+  parent_tool_use_id: string;
+  /** The agent's type (general, explore, a definition's name) and this run's short id. */
+  agentType: string;
+  agentId: string;
+  /** The model the child runs on, which prices its requests. */
+  model: string;
+  /** The child's own session file. */
+  transcript: string;
+  event: LoopEvent;
+}
 
 /** What started a compaction: the budget before a request, the API's answer, or the user. */
 export type CompactionTrigger = "auto" | "too_long" | "manual";

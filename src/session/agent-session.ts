@@ -2,6 +2,8 @@
 // event is written to the session file before the next one is produced, and usage is summed.
 // The REPL, one-shot mode and library users all drive the loop through this.
 
+import { dirname, join } from "node:path";
+import type { SubagentChannel } from "../agents/channel.js";
 import type { Compaction } from "../compaction/compaction.js";
 import { type LoopEvent, type LoopStop, requestUsage } from "../core/events.js";
 import { type Limit, maxCostLimit, repeatedCallLimit } from "../core/limits.js";
@@ -35,6 +37,8 @@ export interface AgentSessionOptions {
   compaction?: Compaction;
   /** The model's plan, kept by the todo_write tool: announced as it changes, and reminded of. */
   todos?: TodoList;
+  /** Where the agent tool's children report: their events join this session's stream. */
+  subagents?: SubagentChannel;
 }
 
 export interface AgentSession {
@@ -76,6 +80,12 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
   if (options.maxCostUsd !== undefined) limits.push(maxCostLimit(options.maxCostUsd, () => cost));
   const { todos } = options;
   const reminders: Reminder[] = todos ? [todoReminder(todos)] : [];
+  const { subagents } = options;
+  if (subagents) {
+    // Children share the cost budget, and their files go beside this session's (it may switch).
+    const transcriptDirectory = () => join(dirname(writer.path), writer.id, "agents");
+    subagents.parent = { limits, transcriptDirectory };
+  }
 
   const parts = (signal: AbortSignal) => ({
     provider,
@@ -84,18 +94,36 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
     signal,
   });
   /** Every event is on disk, and its tokens counted, before the next one is produced. */
+  const count = (used: Usage | null, model: string) => {
+    if (!used) return;
+    usage = addUsage(usage, used);
+    const dollars = costOf(model, used);
+    cost = cost === null || dollars === null ? null : cost + dollars;
+  };
+  /** The loop's next event; meanwhile, every event a running subagent reports. */
+  async function* nextStep<Result>(events: AsyncGenerator<LoopEvent, Result>) {
+    const step = events.next();
+    if (!subagents) return await step;
+    while (true) {
+      const first = await Promise.race([
+        step.then((value) => ({ value })),
+        subagents.waiting().then(() => null),
+      ]);
+      for (const child of subagents.drain()) {
+        writer.recordEvent(child);
+        count(requestUsage(child.event), child.model);
+        yield child;
+      }
+      if (first) return first.value;
+    }
+  }
   async function* recorded<Result>(events: AsyncGenerator<LoopEvent, Result>) {
     while (true) {
-      const step = await events.next();
+      const step = yield* nextStep(events);
       if (step.done) return step.value;
       const event = step.value;
       writer.recordEvent(event);
-      const used = requestUsage(event);
-      if (used) {
-        usage = addUsage(usage, used);
-        const dollars = costOf(provider.model, used);
-        cost = cost === null || dollars === null ? null : cost + dollars;
-      }
+      count(requestUsage(event), provider.model);
       yield event;
       // A tool that ran may have replaced the plan: every consumer learns it from the stream.
       const changed = event.type === "tool_end" ? todos?.takeChange() : null;

@@ -13,7 +13,7 @@ import {
   readSync,
   writeSync,
 } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import type {
   CompactionEvent,
   LoopEvent,
@@ -48,6 +48,16 @@ export type SessionEntry =
   | { type: "turn_end"; at: string; turn: number; transitionReason: TransitionReason | null }
   | { type: "stop"; at: string; reason: LoopStopReason; detail: string }
   | { type: "repair"; at: string; description: string }
+  /** An `agent` call's child ended; its transcript is the file named, relative to this one's directory. */
+  | {
+      type: "subagent";
+      at: string;
+      tool_use_id: string;
+      agent_type: string;
+      agent_id: string;
+      transcript: string;
+      reason: LoopStopReason;
+    }
   /** The history was compacted; the messages before it stay in the file, untouched. */
   | (CompactionEvent & { at: string });
 
@@ -112,6 +122,19 @@ export function openSessionWriter(
           return;
         case "compaction":
           append({ ...event, at: at() });
+          return;
+        case "subagent":
+          if (event.event.type === "stop") {
+            append({
+              type: "subagent",
+              at: at(),
+              tool_use_id: event.parent_tool_use_id,
+              agent_type: event.agentType,
+              agent_id: event.agentId,
+              transcript: relative(directory, event.transcript),
+              reason: event.event.reason,
+            });
+          }
           return;
         case "turn_start":
         case "text_delta":
@@ -201,6 +224,7 @@ function shapeProblem(value: unknown, lineNumber: number): string | null {
     case "turn_end":
     case "stop":
     case "repair":
+    case "subagent":
       return null;
     case "compaction":
       return compactionProblem(record);

@@ -2,11 +2,12 @@
 // user chose with --tools or "tools" in a settings file ("bash" alone is the s01 tool set).
 // The todo list (s05) is offered by default only to a local model: small models lose track of a
 // task of many steps first, while frontier models plan on their own and the default stays lean.
+// The agent tool (s06) is offered only when chosen.
 
 import { ConfigError } from "../core/errors.js";
 import { readAllSettings } from "../core/settings.js";
 
-export const TOOL_NAMES = ["bash", "read", "write", "edit", "todo_write"] as const;
+export const TOOL_NAMES = ["bash", "read", "write", "edit", "todo_write", "agent"] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
 /** --tools wins; else the project's, then the user's "tools" setting; else the default set. */
@@ -18,7 +19,10 @@ export async function chooseToolNames(input: {
   localModel?: boolean;
 }): Promise<ToolName[]> {
   if (input.flag) return validNames(input.flag, "--tools");
-  let chosen: ToolName[] = TOOL_NAMES.filter((name) => name !== "todo_write" || input.localModel);
+  // The agent tool (s06, src/agents/) is offered when chosen, as todo_write is to a hosted model.
+  let chosen: ToolName[] = TOOL_NAMES.filter(
+    (name) => name !== "agent" && (name !== "todo_write" || input.localModel),
+  );
   for (const { file, settings } of await readAllSettings(input)) {
     if (settings.tools === undefined) continue;
     const names = settings.tools;

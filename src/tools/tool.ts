@@ -13,6 +13,8 @@ export interface FileAccess {
 export interface ToolContext {
   /** Aborted when the user interrupts the turn: stop work, clean up, return what you have. */
   signal: AbortSignal;
+  /** The id of the call being run, for work it reports on under that call (a subagent's). */
+  toolUseId?: string;
 }
 
 export interface ToolOutput {
