@@ -65,6 +65,20 @@ function sentBy(protocol: Protocol, json: string): Sent {
       toolChoice: body.tool_choice?.type,
     };
   }
+  if (protocol === "openai") {
+    const messages = body.messages as { role: string; content: unknown; tool_calls?: unknown }[];
+    const chatUsers = messages.filter((message) => message.role === "user");
+    const chatText = (message: { content: unknown } | undefined) =>
+      typeof message?.content === "string" ? message.content : "";
+    return {
+      tools: (body.tools ?? []).map((tool: { function: { name: string } }) => tool.function.name),
+      system: chatText(messages.find((message) => message.role === "system")),
+      items: messages.filter((message) => message.role !== "system").length,
+      firstUserText: chatText(chatUsers[0]),
+      lastUserText: chatText(chatUsers.at(-1)),
+      toolChoice: body.tool_choice,
+    };
+  }
   const users = body.input.filter(
     (item: { type?: string; role?: string }) => item.type === "message" && item.role === "user",
   );
@@ -97,331 +111,337 @@ function writeDefinition(directory: string, file: string, text: string) {
   writeFileSync(join(directory, file), text);
 }
 
-describe.each(["anthropic", "responses"] as const)("subagents on the %s protocol", (protocol) => {
-  let model: FakeModel;
-  beforeAll(async () => {
-    model = await startFakeModel(protocol);
-  });
-  afterAll(() => model.close());
+describe.each(["anthropic", "openai", "responses"] as const)(
+  "subagents on the %s protocol",
+  (protocol) => {
+    let model: FakeModel;
+    beforeAll(async () => {
+      model = await startFakeModel(protocol);
+    });
+    afterAll(() => model.close());
 
-  async function run(
-    turns: FakeTurn[],
-    args: string[],
-    options: { sandbox?: Sandbox; intercept?: Parameters<FakeModel["script"]>[1] } = {},
-  ) {
-    const sandbox = options.sandbox ?? freshSandbox();
-    const before = model.requestCount();
-    model.script(turns, options.intercept);
-    const result = await runCli(
-      ["--output-format", "stream-json", ...model.flags, ...WITH_AGENT, ...args],
-      { env: { ...sandbox.env, ...model.env() }, cwd: sandbox.workspace },
-    );
-    model.script([]);
-    const events = result.stdout
-      .trim()
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Event);
-    const requests = model.requests().slice(before);
-    const sent = requests.map((request) => sentBy(protocol, request.body));
-    return { ...result, events, sandbox, requests, sent };
-  }
-
-  const parentResults = (events: Event[]) =>
-    events.flatMap((event) => (event.type === "tool_end" ? [event.result as ToolResultBlock] : []));
-  const childEvents = (events: Event[]) =>
-    events.filter((event) => event.type === "subagent") as (Event & {
-      parent_tool_use_id: string;
-      agentId: string;
-      transcript: string;
-      event: Event;
-    })[];
-
-  it("starts the child with only its prompt and no agent tool, and returns its text and a status line", async () => {
-    const { code, events, sent, sandbox, requests } = await run(
-      [
-        reply(agentCall("call_a1", "Find where the port is configured.")),
-        reply(text("The port is set in config/server.json, line 3.")),
-        reply(text("It is in config/server.json.")),
-      ],
-      ["where is the port configured?"],
-    );
-    expect(code).toBe(0);
-    expect(requests.map((request) => request.status)).toEqual([200, 200, 200]);
-    const [parent, child] = sent as [Sent, Sent];
-    expect(parent.tools).toContain("agent");
-    expect(child.items).toBe(1);
-    expect(child.firstUserText).toBe("Find where the port is configured.");
-    expect(child.tools).toEqual(["bash", "read", "write", "edit"]);
-    expect(child.system).toContain("You are a subagent");
-    expect(child.system).toContain(
-      `You are agentloop, a coding agent working in ${sandbox.workspace}.`,
-    );
-
-    const [result] = parentResults(events);
-    expect(result?.is_error).toBe(false);
-    const [answer, status] = (result?.content ?? "").split("\n");
-    expect(answer).toBe("The port is set in config/server.json, line 3.");
-    expect(status).toMatch(STATUS);
-    expect(status).toMatch(/^\[agent general [0-9a-f]{4}: completed; 0 tool calls, /);
-
-    // The child's events are in the stream under the call that ran it, valid by the schema.
-    const children = childEvents(events);
-    expect(children.length).toBeGreaterThan(0);
-    for (const event of children) {
-      expect(event.parent_tool_use_id).toBe("call_a1");
-      expect(validEvent(event), JSON.stringify(validEvent.errors)).toBe(true);
+    async function run(
+      turns: FakeTurn[],
+      args: string[],
+      options: { sandbox?: Sandbox; intercept?: Parameters<FakeModel["script"]>[1] } = {},
+    ) {
+      const sandbox = options.sandbox ?? freshSandbox();
+      const before = model.requestCount();
+      model.script(turns, options.intercept);
+      const result = await runCli(
+        ["--output-format", "stream-json", ...model.flags, ...WITH_AGENT, ...args],
+        { env: { ...sandbox.env, ...model.env() }, cwd: sandbox.workspace },
+      );
+      model.script([]);
+      const events = result.stdout
+        .trim()
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Event);
+      const requests = model.requests().slice(before);
+      const sent = requests.map((request) => sentBy(protocol, request.body));
+      return { ...result, events, sandbox, requests, sent };
     }
-    expect(children.map((event) => event.event.type)).toContain("assistant_message");
-  });
 
-  it("keeps the child's transcript beside the session, and --continue goes on with a valid history", async () => {
-    const first = await run(
-      [
-        reply(agentCall("call_t1", "List the files.")),
-        reply(text("There is one file.")),
-        reply(text("One file.")),
-      ],
-      ["how many files?"],
-    );
-    expect(first.code).toBe(0);
-    const session = onlySession(first.sandbox);
-    const link = session.entries.find((entry) => entry.type === "subagent");
-    expect(link).toMatchObject({
-      tool_use_id: "call_t1",
-      agent_type: "general",
-      reason: "end_turn",
+    const parentResults = (events: Event[]) =>
+      events.flatMap((event) =>
+        event.type === "tool_end" ? [event.result as ToolResultBlock] : [],
+      );
+    const childEvents = (events: Event[]) =>
+      events.filter((event) => event.type === "subagent") as (Event & {
+        parent_tool_use_id: string;
+        agentId: string;
+        transcript: string;
+        event: Event;
+      })[];
+
+    it("starts the child with only its prompt and no agent tool, and returns its text and a status line", async () => {
+      const { code, events, sent, sandbox, requests } = await run(
+        [
+          reply(agentCall("call_a1", "Find where the port is configured.")),
+          reply(text("The port is set in config/server.json, line 3.")),
+          reply(text("It is in config/server.json.")),
+        ],
+        ["where is the port configured?"],
+      );
+      expect(code).toBe(0);
+      expect(requests.map((request) => request.status)).toEqual([200, 200, 200]);
+      const [parent, child] = sent as [Sent, Sent];
+      expect(parent.tools).toContain("agent");
+      expect(child.items).toBe(1);
+      expect(child.firstUserText).toBe("Find where the port is configured.");
+      expect(child.tools).toEqual(["bash", "read", "write", "edit"]);
+      expect(child.system).toContain("You are a subagent");
+      expect(child.system).toContain(
+        `You are agentloop, a coding agent working in ${sandbox.workspace}.`,
+      );
+
+      const [result] = parentResults(events);
+      expect(result?.is_error).toBe(false);
+      const [answer, status] = (result?.content ?? "").split("\n");
+      expect(answer).toBe("The port is set in config/server.json, line 3.");
+      expect(status).toMatch(STATUS);
+      expect(status).toMatch(/^\[agent general [0-9a-f]{4}: completed; 0 tool calls, /);
+
+      // The child's events are in the stream under the call that ran it, valid by the schema.
+      const children = childEvents(events);
+      expect(children.length).toBeGreaterThan(0);
+      for (const event of children) {
+        expect(event.parent_tool_use_id).toBe("call_a1");
+        expect(validEvent(event), JSON.stringify(validEvent.errors)).toBe(true);
+      }
+      expect(children.map((event) => event.event.type)).toContain("assistant_message");
     });
-    const transcript = join(dirname(session.path), (link as { transcript: string }).transcript);
-    expect(transcript).toBe(
-      join(
-        dirname(session.path),
-        session.header?.id ?? "",
-        "agents",
-        `${(link as { agent_id: string }).agent_id}.jsonl`,
-      ),
-    );
-    const child = parseSession(readFileSync(transcript, "utf8"));
-    expect(child.problems).toEqual([]);
-    expect(child.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
-    expect(child.messages[0]?.content).toBe("List the files.");
 
-    const again = await run([reply(text("Still one file."))], ["--continue", "and now?"], {
-      sandbox: first.sandbox,
-    });
-    expect(again.code).toBe(0);
-    expect(again.requests.map((request) => request.status)).toEqual([200]);
-    expect(again.sent[0]?.lastUserText).toBe("and now?");
-  });
-
-  it("adds the child's tokens and cost to the session's totals", async () => {
-    const { events } = await run(
-      [
-        reply(agentCall("call_c1", "Count the lines.")),
-        reply(text("Forty-two lines, counted with great care and at some length.")),
-        reply(text("42.")),
-      ],
-      ["count"],
-    );
-    const result = events.at(-1) as Event & {
-      usage: { output_tokens: number };
-      total_cost_usd: number | null;
-    };
-    const replies = (list: Event[]) =>
-      list.flatMap((event) => (event.type === "assistant_message" ? [event.usage as Usage] : []));
-    const children = childEvents(events);
-    const model = children[0]?.model as string;
-    const parentUsage = replies(events);
-    const childUsage = replies(children.map((event) => event.event));
-    expect(childUsage.length).toBe(1);
-    const outputs = (usages: Usage[]) =>
-      usages.reduce((sum, usage) => sum + usage.output_tokens, 0);
-    expect(result.usage.output_tokens).toBe(outputs(parentUsage) + outputs(childUsage));
-    const dollars = (usages: Usage[]) =>
-      usages.reduce((sum, usage) => sum + (costOf(model, usage) as number), 0);
-    expect(dollars(childUsage)).toBeGreaterThan(0);
-    expect(result.total_cost_usd).toBeCloseTo(dollars(parentUsage) + dollars(childUsage), 10);
-  });
-
-  it("gives a child defined in .claude/agents/ only its tools and its body as the system prompt", async () => {
-    const sandbox = freshSandbox();
-    writeDefinition(
-      join(sandbox.workspace, ".claude", "agents"),
-      "reviewer.md",
-      [
-        "---",
-        "name: reviewer",
-        "description: Reviews a change for mistakes.",
-        "tools: Read",
-        "---",
-        "You review code and report every mistake with its line.",
-      ].join("\n"),
-    );
-    writeDefinition(
-      join(sandbox.workspace, ".claude", "agents"),
-      "broken.md",
-      "---\nname: x\n---\n",
-    );
-    const { code, sent, events, stderr } = await run(
-      [
-        reply(agentCall("call_r1", "Review main.ts.", "reviewer")),
-        reply(text("No mistakes.")),
-        reply(text("Reviewed.")),
-      ],
-      ["review"],
-      { sandbox },
-    );
-    expect(code).toBe(0);
-    expect(stderr).toContain("broken.md skipped: it has no description in its frontmatter");
-    const [parent, child] = sent as [Sent, Sent];
-    const agentTool = JSON.parse(model.requests().at(-3)?.body ?? "{}").tools.find(
-      (tool: { name: string }) => tool.name === "agent",
-    );
-    expect(JSON.stringify(agentTool)).toContain("reviewer: Reviews a change for mistakes.");
-    expect(parent.tools).toContain("agent");
-    expect(child.tools).toEqual(["read"]);
-    expect(child.system.startsWith("You review code and report every mistake with its line.")).toBe(
-      true,
-    );
-    expect(parentResults(events)[0]?.content).toMatch(
-      /^No mistakes\.\n\[agent reviewer [0-9a-f]{4}: completed;/,
-    );
-  });
-
-  it("runs two explore children at the same time and returns their results in the order issued", async () => {
-    // Each child runs a command that takes a second; its second request comes after it.
-    const intercept = ({
-      firstUserText,
-      lastUserText,
-    }: {
-      firstUserText: string;
-      lastUserText: string;
-    }) => {
-      const which = { "Find A.": "a", "Find B.": "b" }[firstUserText];
-      if (!which) return undefined;
-      if (lastUserText === firstUserText)
-        return reply(bash(`call_s${which}`, `sleep 1; echo found-${which}`));
-      return reply(text(`Found ${which.toUpperCase()}.`));
-    };
-    const { code, events, sent } = await run(
-      [
-        reply(
-          agentCall("call_e1", "Find A.", "explore"),
-          agentCall("call_e2", "Find B.", "explore"),
+    it("keeps the child's transcript beside the session, and --continue goes on with a valid history", async () => {
+      const first = await run(
+        [
+          reply(agentCall("call_t1", "List the files.")),
+          reply(text("There is one file.")),
+          reply(text("One file.")),
+        ],
+        ["how many files?"],
+      );
+      expect(first.code).toBe(0);
+      const session = onlySession(first.sandbox);
+      const link = session.entries.find((entry) => entry.type === "subagent");
+      expect(link).toMatchObject({
+        tool_use_id: "call_t1",
+        agent_type: "general",
+        reason: "end_turn",
+      });
+      const transcript = join(dirname(session.path), (link as { transcript: string }).transcript);
+      expect(transcript).toBe(
+        join(
+          dirname(session.path),
+          session.header?.id ?? "",
+          "agents",
+          `${(link as { agent_id: string }).agent_id}.jsonl`,
         ),
-        reply(text("Both found.")),
-      ],
-      ["find both"],
-      { intercept: { intercept } },
-    );
-    expect(code).toBe(0);
-    const order = sent.flatMap((request) => {
-      const which = { "Find A.": "A", "Find B.": "B" }[request.firstUserText];
-      return which ? [`${which}${request.items === 1 ? 1 : 2}`] : [];
+      );
+      const child = parseSession(readFileSync(transcript, "utf8"));
+      expect(child.problems).toEqual([]);
+      expect(child.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+      expect(child.messages[0]?.content).toBe("List the files.");
+
+      const again = await run([reply(text("Still one file."))], ["--continue", "and now?"], {
+        sandbox: first.sandbox,
+      });
+      expect(again.code).toBe(0);
+      expect(again.requests.map((request) => request.status)).toEqual([200]);
+      expect(again.sent[0]?.lastUserText).toBe("and now?");
     });
-    // Both first requests went out before either child's second: the runs overlapped.
-    expect(order.slice(0, 2).sort()).toEqual(["A1", "B1"]);
-    expect(order.slice(2).sort()).toEqual(["A2", "B2"]);
-    const results = parentResults(events);
-    expect(results.map((result) => result.tool_use_id)).toEqual(["call_e1", "call_e2"]);
-    expect(results.map((result) => result.content.split("\n")[0])).toEqual([
-      "Found A.",
-      "Found B.",
-    ]);
-    for (const result of results)
-      expect(result.content).toMatch(/\[agent explore [0-9a-f]{4}: completed; 1 tool call,/);
-  });
 
-  it("asks a child at its turn limit for its best answer with tool_choice none, and reports max_turns", async () => {
-    const sandbox = freshSandbox();
-    writeDefinition(
-      join(sandbox.workspace, ".agentloop", "agents"),
-      "brief.md",
-      "---\nname: brief\ndescription: Looks briefly.\nmaxTurns: 1\n---\nLook briefly.\n",
-    );
-    const { code, events, sent } = await run(
-      [
-        reply(agentCall("call_m1", "Look around.", "brief")),
-        reply(bash("call_m2", "echo looked")),
-        reply(text("My best answer: nothing unusual.")),
-        reply(text("Done.")),
-      ],
-      ["look"],
-      { sandbox },
-    );
-    expect(code).toBe(0);
-    const extra = sent[2] as Sent;
-    expect(extra.toolChoice).toBe("none");
-    expect(extra.tools).toEqual(["bash", "read", "write", "edit"]);
-    expect(extra.lastUserText).toBe(ANSWER_NOW);
-    expect(sent[1]?.toolChoice).toBeUndefined();
-    expect(parentResults(events)[0]?.content).toMatch(
-      /^My best answer: nothing unusual\.\n\[agent brief [0-9a-f]{4}: max_turns; 1 tool call,/,
-    );
-  });
-
-  it("keeps a child under auto from writing outside the workspace", async () => {
-    const sandbox = freshSandbox();
-    // Not under /tmp, where the file tools may write in auto mode (the sandbox's /tmp is private).
-    const elsewhere = mkdtempSync(join("/var/tmp", "agentloop-outside-"));
-    onTestFinished(() => rmSync(elsewhere, { recursive: true, force: true }));
-    const outside = join(elsewhere, "note.txt");
-    const { code, events } = await run(
-      [
-        reply(agentCall("call_w1", "Write a note.")),
-        reply(
-          toolUse("call_w2", "write", { file_path: outside, content: "escaped" }),
-          bash("call_w3", `echo escaped > ${outside}`),
-        ),
-        reply(text("I could not write it.")),
-        reply(text("It could not.")),
-      ],
-      ["--permission-mode", "auto", "write a note outside"],
-      { sandbox },
-    );
-    expect(code).toBe(0);
-    expect(existsSync(outside)).toBe(false);
-    const childResults = childEvents(events).flatMap((event) =>
-      event.event.type === "tool_end" ? [event.event.result as ToolResultBlock] : [],
-    );
-    expect(childResults.map((result) => result.is_error)).toEqual([true, true]);
-    expect(childResults[0]?.content).toContain("Permission denied");
-  });
-
-  it("ends the run within a few seconds on Ctrl-C during a child's sleep 30, leaving nothing running", async () => {
-    const sandbox = freshSandbox();
-    model.script([reply(agentCall("call_i1", "Wait.")), reply(bash("call_i2", "sleep 30"))]);
-    let killedAt = 0;
-    const run = runCli(["--output-format", "stream-json", ...model.flags, ...WITH_AGENT, "wait"], {
-      env: { ...sandbox.env, ...model.env() },
-      cwd: sandbox.workspace,
-      onSpawn: (child) => {
-        let seen = "";
-        child.stdout?.on("data", (chunk: Buffer) => {
-          seen += chunk.toString();
-          if (
-            !killedAt &&
-            seen.includes('"parent_tool_use_id":"call_i1","agentType":"general"') &&
-            seen.includes("sleep 30")
-          ) {
-            killedAt = Date.now();
-            setTimeout(() => child.kill("SIGINT"), 300);
-          }
-        });
-      },
+    it("adds the child's tokens and cost to the session's totals", async () => {
+      const { events } = await run(
+        [
+          reply(agentCall("call_c1", "Count the lines.")),
+          reply(text("Forty-two lines, counted with great care and at some length.")),
+          reply(text("42.")),
+        ],
+        ["count"],
+      );
+      const result = events.at(-1) as Event & {
+        usage: { output_tokens: number };
+        total_cost_usd: number | null;
+      };
+      const replies = (list: Event[]) =>
+        list.flatMap((event) => (event.type === "assistant_message" ? [event.usage as Usage] : []));
+      const children = childEvents(events);
+      const model = children[0]?.model as string;
+      const parentUsage = replies(events);
+      const childUsage = replies(children.map((event) => event.event));
+      expect(childUsage.length).toBe(1);
+      const outputs = (usages: Usage[]) =>
+        usages.reduce((sum, usage) => sum + usage.output_tokens, 0);
+      expect(result.usage.output_tokens).toBe(outputs(parentUsage) + outputs(childUsage));
+      const dollars = (usages: Usage[]) =>
+        usages.reduce((sum, usage) => sum + (costOf(model, usage) as number), 0);
+      expect(dollars(childUsage)).toBeGreaterThan(0);
+      expect(result.total_cost_usd).toBeCloseTo(dollars(parentUsage) + dollars(childUsage), 10);
     });
-    const { code, stdout } = await run;
-    model.script([]);
-    expect(killedAt).toBeGreaterThan(0);
-    expect(code).toBe(130);
-    expect(Date.now() - killedAt).toBeLessThan(5000);
-    expect(processesIn(sandbox.workspace)).toEqual([]);
-    const events = stdout
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line) as Event);
-    const [result] = parentResults(events);
-    expect(result?.content).toMatch(/\[agent general [0-9a-f]{4}: interrupted;/);
-    expect(events.at(-1)).toMatchObject({ type: "result", stop_reason: "interrupted" });
-  });
-});
+
+    it("gives a child defined in .claude/agents/ only its tools and its body as the system prompt", async () => {
+      const sandbox = freshSandbox();
+      writeDefinition(
+        join(sandbox.workspace, ".claude", "agents"),
+        "reviewer.md",
+        [
+          "---",
+          "name: reviewer",
+          "description: Reviews a change for mistakes.",
+          "tools: Read",
+          "---",
+          "You review code and report every mistake with its line.",
+        ].join("\n"),
+      );
+      writeDefinition(
+        join(sandbox.workspace, ".claude", "agents"),
+        "broken.md",
+        "---\nname: x\n---\n",
+      );
+      const { code, sent, events, stderr, requests } = await run(
+        [
+          reply(agentCall("call_r1", "Review main.ts.", "reviewer")),
+          reply(text("No mistakes.")),
+          reply(text("Reviewed.")),
+        ],
+        ["review"],
+        { sandbox },
+      );
+      expect(code).toBe(0);
+      expect(stderr).toContain("broken.md skipped: it has no description in its frontmatter");
+      const [parent, child] = sent as [Sent, Sent];
+      // The agent tool's description lists the agents with their descriptions.
+      expect(requests[0]?.body).toContain("reviewer: Reviews a change for mistakes.");
+      expect(parent.tools).toContain("agent");
+      expect(child.tools).toEqual(["read"]);
+      expect(
+        child.system.startsWith("You review code and report every mistake with its line."),
+      ).toBe(true);
+      expect(parentResults(events)[0]?.content).toMatch(
+        /^No mistakes\.\n\[agent reviewer [0-9a-f]{4}: completed;/,
+      );
+    });
+
+    it("runs two explore children at the same time and returns their results in the order issued", async () => {
+      // Each child runs a command that takes a second; its second request comes after it.
+      const intercept = ({
+        firstUserText,
+        lastUserText,
+      }: {
+        firstUserText: string;
+        lastUserText: string;
+      }) => {
+        const which = { "Find A.": "a", "Find B.": "b" }[firstUserText];
+        if (!which) return undefined;
+        if (lastUserText === firstUserText)
+          return reply(bash(`call_s${which}`, `sleep 1; echo found-${which}`));
+        return reply(text(`Found ${which.toUpperCase()}.`));
+      };
+      const { code, events, sent } = await run(
+        [
+          reply(
+            agentCall("call_e1", "Find A.", "explore"),
+            agentCall("call_e2", "Find B.", "explore"),
+          ),
+          reply(text("Both found.")),
+        ],
+        ["find both"],
+        { intercept: { intercept } },
+      );
+      expect(code).toBe(0);
+      const order = sent.flatMap((request) => {
+        const which = { "Find A.": "A", "Find B.": "B" }[request.firstUserText];
+        return which ? [`${which}${request.items === 1 ? 1 : 2}`] : [];
+      });
+      // Both first requests went out before either child's second: the runs overlapped.
+      expect(order.slice(0, 2).sort()).toEqual(["A1", "B1"]);
+      expect(order.slice(2).sort()).toEqual(["A2", "B2"]);
+      const results = parentResults(events);
+      expect(results.map((result) => result.tool_use_id)).toEqual(["call_e1", "call_e2"]);
+      expect(results.map((result) => result.content.split("\n")[0])).toEqual([
+        "Found A.",
+        "Found B.",
+      ]);
+      for (const result of results)
+        expect(result.content).toMatch(/\[agent explore [0-9a-f]{4}: completed; 1 tool call,/);
+    });
+
+    it("asks a child at its turn limit for its best answer with tool_choice none, and reports max_turns", async () => {
+      const sandbox = freshSandbox();
+      writeDefinition(
+        join(sandbox.workspace, ".agentloop", "agents"),
+        "brief.md",
+        "---\nname: brief\ndescription: Looks briefly.\nmaxTurns: 1\n---\nLook briefly.\n",
+      );
+      const { code, events, sent } = await run(
+        [
+          reply(agentCall("call_m1", "Look around.", "brief")),
+          reply(bash("call_m2", "echo looked")),
+          reply(text("My best answer: nothing unusual.")),
+          reply(text("Done.")),
+        ],
+        ["look"],
+        { sandbox },
+      );
+      expect(code).toBe(0);
+      const extra = sent[2] as Sent;
+      expect(extra.toolChoice).toBe("none");
+      expect(extra.tools).toEqual(["bash", "read", "write", "edit"]);
+      expect(extra.lastUserText).toBe(ANSWER_NOW);
+      expect(sent[1]?.toolChoice).toBeUndefined();
+      expect(parentResults(events)[0]?.content).toMatch(
+        /^My best answer: nothing unusual\.\n\[agent brief [0-9a-f]{4}: max_turns; 1 tool call,/,
+      );
+    });
+
+    it("keeps a child under auto from writing outside the workspace", async () => {
+      const sandbox = freshSandbox();
+      // Not under /tmp, where the file tools may write in auto mode (the sandbox's /tmp is private).
+      const elsewhere = mkdtempSync(join("/var/tmp", "agentloop-outside-"));
+      onTestFinished(() => rmSync(elsewhere, { recursive: true, force: true }));
+      const outside = join(elsewhere, "note.txt");
+      const { code, events } = await run(
+        [
+          reply(agentCall("call_w1", "Write a note.")),
+          reply(
+            toolUse("call_w2", "write", { file_path: outside, content: "escaped" }),
+            bash("call_w3", `echo escaped > ${outside}`),
+          ),
+          reply(text("I could not write it.")),
+          reply(text("It could not.")),
+        ],
+        ["--permission-mode", "auto", "write a note outside"],
+        { sandbox },
+      );
+      expect(code).toBe(0);
+      expect(existsSync(outside)).toBe(false);
+      const childResults = childEvents(events).flatMap((event) =>
+        event.event.type === "tool_end" ? [event.event.result as ToolResultBlock] : [],
+      );
+      expect(childResults.map((result) => result.is_error)).toEqual([true, true]);
+      expect(childResults[0]?.content).toContain("Permission denied");
+    });
+
+    it("ends the run within a few seconds on Ctrl-C during a child's sleep 30, leaving nothing running", async () => {
+      const sandbox = freshSandbox();
+      model.script([reply(agentCall("call_i1", "Wait.")), reply(bash("call_i2", "sleep 30"))]);
+      let killedAt = 0;
+      const run = runCli(
+        ["--output-format", "stream-json", ...model.flags, ...WITH_AGENT, "wait"],
+        {
+          env: { ...sandbox.env, ...model.env() },
+          cwd: sandbox.workspace,
+          onSpawn: (child) => {
+            let seen = "";
+            child.stdout?.on("data", (chunk: Buffer) => {
+              seen += chunk.toString();
+              if (
+                !killedAt &&
+                seen.includes('"parent_tool_use_id":"call_i1","agentType":"general"') &&
+                seen.includes("sleep 30")
+              ) {
+                killedAt = Date.now();
+                setTimeout(() => child.kill("SIGINT"), 300);
+              }
+            });
+          },
+        },
+      );
+      const { code, stdout } = await run;
+      model.script([]);
+      expect(killedAt).toBeGreaterThan(0);
+      expect(code).toBe(130);
+      expect(Date.now() - killedAt).toBeLessThan(5000);
+      expect(processesIn(sandbox.workspace)).toEqual([]);
+      const events = stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Event);
+      const [result] = parentResults(events);
+      expect(result?.content).toMatch(/\[agent general [0-9a-f]{4}: interrupted;/);
+      expect(events.at(-1)).toMatchObject({ type: "result", stop_reason: "interrupted" });
+    });
+  },
+);
