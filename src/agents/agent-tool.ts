@@ -83,6 +83,8 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
       },
       required: ["description", "prompt"],
     },
+    // Each of the child's calls goes through the permission check; starting it needs none.
+    delegates: true,
     isReadOnly(input) {
       const agent = byName.get(input.subagent_type ?? "general");
       return agent !== undefined && isReadOnly(agent);

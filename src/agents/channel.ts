@@ -2,14 +2,23 @@
 // The loop is waiting for the tool's result then, so the child cannot yield into the parent's
 // stream: it pushes each event here, and the session, which waits on both, passes them on
 // (into its file, its usage and cost, and every consumer) before the call's own tool_end.
+// A child goes on only once its event has been taken, as the loop itself waits for its
+// consumer: its tool call is on the screen before any question about it.
 
 import type { SubagentEvent } from "../core/events.js";
 import type { Limit } from "../core/limits.js";
 
+/** An event waiting, and what the session calls once every consumer has had it. */
+export interface Pending {
+  event: SubagentEvent;
+  taken(): void;
+}
+
 export interface SubagentChannel {
-  emit(event: SubagentEvent): void;
+  /** Resolves once the session has passed the event on. */
+  emit(event: SubagentEvent): Promise<void>;
   /** The events waiting, oldest first; they are removed. */
-  drain(): SubagentEvent[];
+  drain(): Pending[];
   /** Resolves once an event is waiting (at once when one already is). */
   waiting(): Promise<void>;
   /**
@@ -20,15 +29,16 @@ export interface SubagentChannel {
 }
 
 export function createSubagentChannel(): SubagentChannel {
-  let queue: SubagentEvent[] = [];
+  let queue: Pending[] = [];
   let wake: (() => void) | null = null;
   let signalled: Promise<void> | null = null;
   return {
     emit(event) {
-      queue.push(event);
+      const taken = new Promise<void>((resolve) => queue.push({ event, taken: resolve }));
       wake?.();
       wake = null;
       signalled = null;
+      return taken;
     },
     drain() {
       const events = queue;

@@ -24,8 +24,8 @@ export interface ChildRunOptions {
   signal: AbortSignal;
   limits: Limit[];
   writer: SessionWriter;
-  /** Each event of the child's loop, as it happens. */
-  onEvent(event: LoopEvent): void;
+  /** Each event of the child's loop, as it happens; the child goes on once it resolves. */
+  onEvent(event: LoopEvent): Promise<void>;
 }
 
 export interface ChildOutcome {
@@ -48,6 +48,10 @@ export async function runChild(options: ChildRunOptions): Promise<ChildOutcome> 
     usage: emptyUsage(),
     costUsd: 0,
   };
+  // A session that stopped reading must not keep an interrupted child waiting for it.
+  const aborted = new Promise<void>((resolve) =>
+    options.signal.addEventListener("abort", () => resolve(), { once: true }),
+  );
   const run = async (loop: AsyncGenerator<LoopEvent, LoopStop>) => {
     while (true) {
       const step = await loop.next();
@@ -61,7 +65,7 @@ export async function runChild(options: ChildRunOptions): Promise<ChildOutcome> 
         outcome.costUsd =
           outcome.costUsd === null || dollars === null ? null : outcome.costUsd + dollars;
       }
-      options.onEvent(event);
+      await Promise.race([options.onEvent(event), aborted]);
     }
   };
   const loopOptions = {

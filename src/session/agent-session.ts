@@ -109,10 +109,11 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
         step.then((value) => ({ value })),
         subagents.waiting().then(() => null),
       ]);
-      for (const child of subagents.drain()) {
-        writer.recordEvent(child);
-        count(requestUsage(child.event), child.model);
-        yield child;
+      for (const { event, taken } of subagents.drain()) {
+        writer.recordEvent(event);
+        count(requestUsage(event.event), event.model);
+        yield event;
+        taken();
       }
       if (first) return first.value;
     }
