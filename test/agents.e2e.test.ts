@@ -193,6 +193,37 @@ describe.each(["anthropic", "openai", "responses"] as const)(
       expect(children.map((event) => event.event.type)).toContain("assistant_message");
     });
 
+    it("lets a child run agents of its own when agentDepth allows it, one level at a time", async () => {
+      const sandbox = freshSandbox();
+      mkdirSync(join(sandbox.workspace, ".agentloop"), { recursive: true });
+      writeFileSync(join(sandbox.workspace, ".agentloop", "settings.json"), '{"agentDepth": 2}');
+      const { code, sent, events } = await run(
+        [
+          reply(agentCall("call_d1", "Delegate.")),
+          reply(agentCall("call_d2", "Do the part.")),
+          reply(text("Part done.")),
+          reply(text("Delegated.")),
+          reply(text("All done.")),
+        ],
+        ["go"],
+        { sandbox },
+      );
+      expect(code).toBe(0);
+      expect(sent.map((request) => request.tools.includes("agent"))).toEqual([
+        true,
+        true,
+        false,
+        true,
+        true,
+      ]);
+      expect(sent[2]?.firstUserText).toBe("Do the part.");
+      const grandchild = childEvents(events).find(
+        (event) => event.parent_tool_use_id === "call_d2",
+      );
+      expect(grandchild).toBeDefined();
+      expect(parentResults(events)[0]?.content).toMatch(/^Delegated\.\n\[agent general/);
+    });
+
     it("keeps the child's transcript beside the session, and --continue goes on with a valid history", async () => {
       const first = await run(
         [
@@ -402,6 +433,28 @@ describe.each(["anthropic", "openai", "responses"] as const)(
       );
       expect(childResults.map((result) => result.is_error)).toEqual([true, true]);
       expect(childResults[0]?.content).toContain("Permission denied");
+    });
+
+    it("runs explore's commands in the read-only sandbox, even when the session itself has none", async () => {
+      const sandbox = freshSandbox();
+      writeFileSync(join(sandbox.workspace, "notes.txt"), "the notes\n");
+      const { code, events } = await run(
+        [
+          reply(agentCall("call_x1", "Read the notes.", "explore")),
+          reply(bash("call_x2", "cat notes.txt; echo changed > notes.txt")),
+          reply(text("The notes say: the notes.")),
+          reply(text("Read.")),
+        ],
+        ["--permission-mode", "ask", "read the notes"],
+        { sandbox },
+      );
+      expect(code).toBe(0);
+      expect(readFileSync(join(sandbox.workspace, "notes.txt"), "utf8")).toBe("the notes\n");
+      const [result] = childEvents(events).flatMap((event) =>
+        event.event.type === "tool_end" ? [event.event.result as ToolResultBlock] : [],
+      );
+      expect(result?.content).toContain("the notes");
+      expect(result?.content).toContain("Read-only file system");
     });
 
     it("ends the run within a few seconds on Ctrl-C during a child's sleep 30, leaving nothing running", async () => {

@@ -25,7 +25,10 @@ export const AGENT_TOOL = "agent";
 export const MAX_CONCURRENT_AGENTS = 4;
 /** Tools that change nothing whatever their input: a child with only these is read-only. */
 const READ_ONLY_TOOLS = new Set(["read"]);
-/** Tools a child never gets: itself (depth 1), and the todo list, which is the parent's plan. */
+/**
+ * Tools a child never gets from the session: the todo list, which is the parent's plan, and
+ * the agent tool, which a child has only below the deepest level allowed (a new one).
+ */
 const NEVER_FOR_CHILDREN = new Set([AGENT_TOOL, "todo_write"]);
 
 export type AgentInput = {
@@ -53,6 +56,9 @@ export interface AgentToolOptions {
   environment: () => string;
   channel: SubagentChannel;
   cwd: string;
+  /** How deep this tool's children are (1: the session's own), and how deep they may go. */
+  depth: number;
+  maxDepth: number;
 }
 
 export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
@@ -102,7 +108,15 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
       let tools: ChildTools | undefined;
       let provider: Provider | undefined;
       try {
-        tools = await options.toolsFor(modeOf(agent), agent.name);
+        const mode = modeOf(agent);
+        tools = await options.toolsFor(mode, agent.name);
+        // Below the deepest level a child may run agents itself, under its own mode.
+        const nested =
+          options.depth < options.maxDepth &&
+          (agent.tools?.includes(AGENT_TOOL) ?? true) &&
+          !agent.disallowedTools.includes(AGENT_TOOL)
+            ? [createAgentTool({ ...options, parentMode: mode, depth: options.depth + 1 }) as Tool]
+            : [];
         provider =
           agent.model === "inherit"
             ? options.models.current()
@@ -122,7 +136,10 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
         const parent_tool_use_id = context.toolUseId ?? "";
         const outcome = await runChild({
           provider,
-          toolbox: createToolbox(offered(tools.tools, agent), tools.checkPermission),
+          toolbox: createToolbox(
+            [...offered(tools.tools, agent), ...nested],
+            tools.checkPermission,
+          ),
           system: `${agent.prompt}\n\n${options.environment()}`.trim(),
           prompt: input.prompt,
           maxTurns: agent.maxTurns,

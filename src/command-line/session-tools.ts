@@ -9,6 +9,7 @@ import type { Interface } from "node:readline";
 import { type ChildTools, createAgentTool } from "../agents/agent-tool.js";
 import type { SubagentChannel } from "../agents/channel.js";
 import { childMode } from "../agents/definition.js";
+import { chooseAgentDepth } from "../agents/depth-setting.js";
 import { findAgents } from "../agents/discovery.js";
 import { ConfigError } from "../core/errors.js";
 import type { McpConnections } from "../mcp/connections.js";
@@ -111,9 +112,10 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
   let rules: PermissionRules;
   let names: ToolName[];
   let mcp: McpConnections;
+  let agentDepth: number;
   try {
     // Started before anything is awaited, so that the sandbox's trial run overlaps the rest.
-    const [loaded, check, chosen, connections] = await Promise.all([
+    const [loaded, check, chosen, connections, depth] = await Promise.all([
       loadPermissionRules({ workspace: options.cwd, env: setup.userEnv }),
       sandbox ? checkSandbox(sandbox) : { ok: true as const },
       chooseToolNames({
@@ -123,11 +125,13 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
         localModel: setup.localModel,
       }),
       mcpStarting,
+      chooseAgentDepth({ workspace: options.cwd, env: setup.userEnv }),
     ]);
     if (!check.ok) throw new ConfigError(check.reason);
     rules = loaded;
     names = chosen;
     mcp = connections;
+    agentDepth = depth;
   } catch (error) {
     await mcpStarting.then((connections) => connections.close()).catch(() => undefined);
     removeTemporaries();
@@ -197,6 +201,8 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
           parentMode: mode,
           toolsFor,
           cwd: options.cwd,
+          depth: 1,
+          maxDepth: agentDepth,
           ...setup.subagents,
         }) as Tool)
       : make(name, bashOptions, reads),
