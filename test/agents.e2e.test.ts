@@ -292,6 +292,23 @@ describe.each(["anthropic", "openai", "responses"] as const)(
       expect(result.total_cost_usd).toBeCloseTo(dollars(parentUsage) + dollars(childUsage), 10);
     });
 
+    it("bounds a long answer like any tool result, keeping the status line and saving the whole", async () => {
+      const long = Array.from({ length: 3000 }, (_, index) => `line ${index} of the answer`).join(
+        "\n",
+      );
+      const { code, events } = await run(
+        [reply(agentCall("call_l1", "Say a lot.")), reply(text(long)), reply(text("Long."))],
+        ["say a lot"],
+      );
+      expect(code).toBe(0);
+      const content = parentResults(events)[0]?.content ?? "";
+      expect(content.length).toBeLessThan(51_000);
+      expect(content.startsWith("line 0 of the answer\n")).toBe(true);
+      expect(content.split("\n").at(-1)).toMatch(/^\[agent general [0-9a-f]{4}: completed;/);
+      const saved = /saved in full to (\S+\.txt)/.exec(content)?.[1] as string;
+      expect(readFileSync(saved, "utf8")).toContain("line 2999 of the answer");
+    });
+
     it("gives a child defined in .claude/agents/ only its tools and its body as the system prompt", async () => {
       const sandbox = freshSandbox();
       writeDefinition(
