@@ -122,16 +122,7 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
             ? options.models.current()
             : await options.models.start(agent.model);
         const directory = parent.transcriptDirectory();
-        const agentId = newAgentId(directory);
-        const writer = openSessionWriter(directory, {
-          type: "session",
-          version: SESSION_FORMAT_VERSION,
-          id: agentId,
-          cwd: options.cwd,
-          model: provider.model,
-          provider: provider.name,
-          startedAt: new Date().toISOString(),
-        });
+        const { agentId, writer } = openChildTranscript(directory, options.cwd, provider);
         const model = provider.model;
         const parent_tool_use_id = context.toolUseId ?? "";
         const outcome = await runChild({
@@ -208,11 +199,19 @@ function offered(tools: readonly Tool[], agent: AgentDefinition): Tool[] {
   );
 }
 
-/** Four hex digits, new in this session's agents directory. */
-function newAgentId(directory: string): string {
+/** The child's own session file, `<session dir>/agents/<id>.jsonl`, its id four hex digits new there. */
+function openChildTranscript(directory: string, cwd: string, provider: Provider) {
   mkdirSync(directory, { recursive: true, mode: 0o700 });
-  while (true) {
-    const id = randomBytes(2).toString("hex");
-    if (!existsSync(join(directory, `${id}.jsonl`))) return id;
-  }
+  let agentId = randomBytes(2).toString("hex");
+  while (existsSync(join(directory, `${agentId}.jsonl`))) agentId = randomBytes(2).toString("hex");
+  const writer = openSessionWriter(directory, {
+    type: "session",
+    version: SESSION_FORMAT_VERSION,
+    id: agentId,
+    cwd,
+    model: provider.model,
+    provider: provider.name,
+    startedAt: new Date().toISOString(),
+  });
+  return { agentId, writer };
 }
