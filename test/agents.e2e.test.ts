@@ -352,6 +352,34 @@ describe.each(["anthropic", "openai", "responses"] as const)(
       );
     });
 
+    it("runs a child on the model its definition names, which its events carry for pricing", async () => {
+      const other = { anthropic: "claude-sonnet-4-5", openai: "gpt-4.1", responses: "gpt-5" }[
+        protocol
+      ];
+      const sandbox = freshSandbox();
+      writeDefinition(
+        join(sandbox.workspace, ".claude", "agents"),
+        "other.md",
+        `---\nname: other\ndescription: Runs elsewhere.\nmodel: ${other}\n---\nBe brief.\n`,
+      );
+      const { code, requests, events } = await run(
+        [
+          reply(agentCall("call_o1", "Say hi.", "other")),
+          reply(text("Hi.")),
+          reply(text("It said hi.")),
+        ],
+        ["hi"],
+        { sandbox },
+      );
+      expect(code).toBe(0);
+      const models = requests.map((request) => JSON.parse(request.body).model);
+      expect(models[1]).toBe(other);
+      expect(models[0]).not.toBe(other);
+      expect(models[2]).toBe(models[0]);
+      const children = childEvents(events);
+      expect(new Set(children.map((event) => event.model))).toEqual(new Set([other]));
+    });
+
     it("runs two explore children at the same time and returns their results in the order issued", async () => {
       // Each child runs a command that takes a second; its second request comes after it.
       const intercept = ({
