@@ -1,5 +1,9 @@
 // The library API: the same loop, tools, providers and safety pieces the CLI uses.
 
+export { type AgentToolOptions, type ChildTools, createAgentTool } from "./agents/agent-tool.js";
+export { createSubagentChannel, type SubagentChannel } from "./agents/channel.js";
+export { type AgentDefinition, parseDefinition } from "./agents/definition.js";
+export { findAgents } from "./agents/discovery.js";
 export { type BatchSummary, type PoolOptions, runPool } from "./batch/pool.js";
 export { type AgentCommand, type RunTaskOptions, runTask } from "./batch/run-task.js";
 export { parseTasks, type Task } from "./batch/task.js";
@@ -15,6 +19,7 @@ export type {
   LoopEvent,
   LoopStop,
   LoopStopReason,
+  SubagentEvent,
   TransitionReason,
 } from "./core/events.js";
 export * from "./core/messages.js";
