@@ -309,6 +309,20 @@ describe.each(["anthropic", "openai", "responses"] as const)(
       expect(readFileSync(saved, "utf8")).toContain("line 2999 of the answer");
     });
 
+    it("stops a child at the session's --max-cost, and the parent after it", async () => {
+      const { code, events, requests } = await run(
+        [reply(agentCall("call_b1", "Spend.")), reply(text("Spent."))],
+        ["--max-cost", "0.0000001", "spend"],
+      );
+      expect(code).toBe(3);
+      // The parent's first request reached the budget: the child sent none, the parent no more.
+      expect(requests).toHaveLength(1);
+      expect(parentResults(events)[0]?.content).toMatch(
+        /\[agent general [0-9a-f]{4}: error: Stopped: the session has cost \$[\d.]+, reaching --max-cost \$1e-7\.; 0 tool calls, 0 tokens, \$0\.000\]$/,
+      );
+      expect(events.at(-1)).toMatchObject({ type: "result", stop_reason: "max_cost" });
+    });
+
     it("gives a child defined in .claude/agents/ only its tools and its body as the system prompt", async () => {
       const sandbox = freshSandbox();
       writeDefinition(
