@@ -4,8 +4,7 @@
 // Ctrl-C, the child's transcript and the session's totals.
 
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { Ajv } from "ajv";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { ANSWER_NOW } from "../src/agents/child-run.js";
 import type { ToolResultBlock, Usage } from "../src/core/messages.js";
@@ -20,14 +19,9 @@ import {
   type Sandbox,
   startFakeModel,
 } from "./support/cli-harness.js";
+import { validEvent } from "./support/event-schemas.js";
 import { type FakeTurn, reply, text, toolUse } from "./support/fake-anthropic-server.js";
 import { processesIn } from "./support/processes.js";
-
-const schema = (name: string) =>
-  JSON.parse(readFileSync(resolve(import.meta.dirname, "../schemas", name), "utf8"));
-const ajv = new Ajv({ allErrors: true, strict: false });
-ajv.addSchema(schema("result.schema.json"), "result.schema.json");
-const validEvent = ajv.compile(schema("stream-event.schema.json"));
 
 const WITH_AGENT = ["--tools", "bash,read,write,edit,agent"];
 const STATUS =
