@@ -13,7 +13,7 @@ export const LAYERS = [
   ["providers", "permissions", "planning", "background"],
   ["compaction", "mcp", "skills"],
   ["loop"],
-  ["session"],
+  ["session", "agents"],
   ["terminal", "viewer"],
   ["command-line"],
   ["repl", "batch"],

@@ -1,5 +1,9 @@
 // The library API: the same loop, tools, providers and safety pieces the CLI uses.
 
+export { type AgentToolOptions, type ChildTools, createAgentTool } from "./agents/agent-tool.js";
+export { createSubagentChannel, type SubagentChannel } from "./agents/channel.js";
+export { type AgentDefinition, parseDefinition } from "./agents/definition.js";
+export { findAgents } from "./agents/discovery.js";
 export { createTaskStopTool } from "./background/task-stop.js";
 export { type BackgroundTasks, createBackgroundTasks } from "./background/tasks.js";
 export { type BatchSummary, type PoolOptions, runPool } from "./batch/pool.js";
@@ -19,6 +23,7 @@ export type {
   LoopEvent,
   LoopStop,
   LoopStopReason,
+  SubagentEvent,
   TransitionReason,
 } from "./core/events.js";
 export * from "./core/messages.js";

@@ -63,6 +63,7 @@ describe("the command table", () => {
   it("has every command of the REPL, each with one line of help", () => {
     expect(COMMANDS.map((command) => command.name)).toEqual([
       "/help",
+      "/agents",
       "/clear",
       "/compact",
       "/cost",

@@ -47,6 +47,14 @@ describe("choosing the tool set", () => {
     ]);
   });
 
+  it("offers the agent tool only when chosen", async () => {
+    const where = workspaceWithSettings(null);
+    expect(await chooseToolNames({ flag: undefined, localModel: true, ...where })).not.toContain(
+      "agent",
+    );
+    expect(await chooseToolNames({ flag: ["bash", "agent"], ...where })).toEqual(["bash", "agent"]);
+  });
+
   it("takes the project's settings, and --tools over them", async () => {
     const where = workspaceWithSettings({ tools: ["bash", "read"] });
     expect(await chooseToolNames({ flag: undefined, ...where })).toEqual(["bash", "read"]);
@@ -57,7 +65,7 @@ describe("choosing the tool set", () => {
     const where = workspaceWithSettings({ tools: ["bash", "grep"] });
     await expect(chooseToolNames({ flag: undefined, ...where })).rejects.toThrow(ConfigError);
     await expect(chooseToolNames({ flag: undefined, ...where })).rejects.toThrow(
-      /"tools" in .*settings\.json names an unknown tool "grep": choose from bash, read, write, edit, todo_write, skill\./,
+      /"tools" in .*settings\.json names an unknown tool "grep": choose from bash, read, write, edit, todo_write, skill, agent\./,
     );
     const notAList = workspaceWithSettings({ tools: "bash" });
     await expect(chooseToolNames({ flag: undefined, ...notAList })).rejects.toThrow(

@@ -1,12 +1,18 @@
 // The tools of a session under its permission mode: bash (sandboxed, redacted, asked about),
-// the file tools and the todo list, or the set the user chose; and the work kept out of start-up.
-// The mode can change while the session runs (plan mode): each mode's sandbox is proven when the
-// mode is first used, and plan mode adds the tools it needs.
+// the file tools, the todo list, skills and the agent tool, or the set the user chose; the tools
+// each subagent gets under its own mode; and the work kept out of start-up. The mode can change
+// while the session runs (plan mode): each mode's sandbox is proven when the mode is first used,
+// and plan mode adds the tools it needs.
 
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Interface } from "node:readline";
+import { type ChildTools, createAgentTool } from "../agents/agent-tool.js";
+import type { SubagentChannel } from "../agents/channel.js";
+import { childMode } from "../agents/definition.js";
+import { chooseAgentDepth } from "../agents/depth-setting.js";
+import { findAgents } from "../agents/discovery.js";
 import { createTaskStopTool } from "../background/task-stop.js";
 import type { BackgroundTasks } from "../background/tasks.js";
 import { ConfigError } from "../core/errors.js";
@@ -27,6 +33,7 @@ import { createExitPlanModeTool } from "../planning/exit-plan-mode.js";
 import type { PlanMode } from "../planning/plan-mode.js";
 import type { TodoList } from "../planning/todo-list.js";
 import { createTodoWriteTool } from "../planning/todo-write.js";
+import type { Provider } from "../providers/provider.js";
 import type { Sandbox, SandboxOptions } from "../sandbox/sandbox.js";
 import { checkSandbox, createSandbox } from "../sandbox/select.js";
 import type { LoadedSkills } from "../skills/loaded-skills.js";
@@ -37,7 +44,7 @@ import { terminalMcpAsk } from "../terminal/mcp-ask.js";
 import { terminalPlanApproval } from "../terminal/plan-approval.js";
 import { type BashOptions, createBashTool } from "../tools/bash.js";
 import { createEditTool } from "../tools/edit.js";
-import { createFileReads } from "../tools/file-reads.js";
+import { createFileReads, type FileReads } from "../tools/file-reads.js";
 import { createReadTool } from "../tools/read.js";
 import type { Tool } from "../tools/tool.js";
 import { chooseToolNames, type ToolName } from "../tools/tool-set.js";
@@ -72,6 +79,12 @@ export interface ToolSetup {
   onModeChange: (mode: PermissionMode, previous: PermissionMode) => void;
   /** The session's background tasks: bash gets run_in_background, and task_stop comes with it. */
   tasks?: BackgroundTasks;
+  /** For the agent tool: where children report, their models and their system prompt's rest. */
+  subagents: {
+    channel: SubagentChannel;
+    models: { current(): Provider; start(model: string): Promise<Provider> };
+    environment: () => string;
+  };
 }
 
 export interface SessionTools {
@@ -85,12 +98,16 @@ export async function createSessionTools(setup: ToolSetup): Promise<SessionTools
   // A person at the terminal may go into plan mode and out of it into any mode.
   const switchable = setup.readline !== undefined;
   let scratch: string | undefined;
-  if (sandboxFor(mode) || switchable) {
+  // Made when a mode with a sandbox may be used: at once, or when a subagent's mode first needs it.
+  const scratchDirectory = () => {
+    if (scratch) return scratch;
     // Outside /tmp, which the sandbox replaces, so it is visible inside at the same path.
     const scratchRoot = join(setup.stateDirectory, "scratch");
     mkdirSync(scratchRoot, { recursive: true, mode: 0o700 });
     scratch = mkdtempSync(join(scratchRoot, "run-"));
-  }
+    return scratch;
+  };
+  if (sandboxFor(mode) || switchable) scratchDirectory();
   // The sandboxes proven so far, writable or not; a mode is used only once its sandbox is here.
   const sandboxes = new Map<boolean, Sandbox>();
   const prepare = async (next: PermissionMode) => {
@@ -100,7 +117,7 @@ export async function createSessionTools(setup: ToolSetup): Promise<SessionTools
       workspace: options.cwd,
       writable: shape.writable,
       allowNetwork: options.allowNetwork,
-      tmpDir: scratch as string,
+      tmpDir: scratchDirectory(),
     };
     const check = await checkSandbox(sandbox);
     if (!check.ok) throw new ConfigError(check.reason);
@@ -139,9 +156,10 @@ export async function createSessionTools(setup: ToolSetup): Promise<SessionTools
   let rules: PermissionRules;
   let names: ToolName[];
   let mcp: McpConnections;
+  let agentDepth: number;
   try {
     // Started before anything is awaited, so that the sandbox's trial run overlaps the rest.
-    const [loaded, , chosen, connections] = await Promise.all([
+    const [loaded, , chosen, connections, depth] = await Promise.all([
       loadPermissionRules({ workspace: options.cwd, env: setup.userEnv }),
       prepare(mode),
       chooseToolNames({
@@ -151,10 +169,12 @@ export async function createSessionTools(setup: ToolSetup): Promise<SessionTools
         localModel: setup.localModel,
       }),
       mcpStarting,
+      chooseAgentDepth({ workspace: options.cwd, env: setup.userEnv }),
     ]);
     rules = loaded;
     names = chosen;
     mcp = connections;
+    agentDepth = depth;
   } catch (error) {
     await mcpStarting.then((connections) => connections.close()).catch(() => undefined);
     removeTemporaries();
@@ -172,19 +192,26 @@ export async function createSessionTools(setup: ToolSetup): Promise<SessionTools
     tempDir: scratch,
     startBackground: setup.tasks?.start,
   };
-  const reads = createFileReads();
   const workspace = options.cwd;
-  const make: Record<ToolName, () => Tool> = {
-    bash() {
-      const bash = createBashTool(bashOptions);
-      bash.isReadOnly = (input) => isReadOnlyCommand(input.command);
-      return bash as Tool;
-    },
-    read: () => createReadTool({ workspace, reads, redact: bashOptions.redact }) as Tool,
-    write: () => createWriteTool({ workspace, reads }) as Tool,
-    edit: () => createEditTool({ workspace, reads }) as Tool,
-    todo_write: () => createTodoWriteTool(setup.todos) as Tool,
-    skill: () => createSkillTool(setup.skills, setup.loadedSkills) as Tool,
+  const reads = createFileReads();
+  const make = (name: Exclude<ToolName, "agent">, bash: BashOptions, reads: FileReads): Tool => {
+    switch (name) {
+      case "bash": {
+        const tool = createBashTool(bash);
+        tool.isReadOnly = (input) => isReadOnlyCommand(input.command);
+        return tool as Tool;
+      }
+      case "read":
+        return createReadTool({ workspace, reads, redact: bash.redact }) as Tool;
+      case "write":
+        return createWriteTool({ workspace, reads }) as Tool;
+      case "edit":
+        return createEditTool({ workspace, reads }) as Tool;
+      case "todo_write":
+        return createTodoWriteTool(setup.todos) as Tool;
+      case "skill":
+        return createSkillTool(setup.skills, setup.loadedSkills) as Tool;
+    }
   };
   const checkPermission = createPermissionCheck({
     mode: modes.current,
@@ -194,12 +221,62 @@ export async function createSessionTools(setup: ToolSetup): Promise<SessionTools
     ask: setup.readline ? terminalAsk(setup.readline, setup.holdProgress) : undefined,
     scratch: scratch ? [scratch] : [],
   });
+  // Each child gets tools of its own (its shell's directory, its reads), under its mode: the
+  // session's sandbox for that mode, proven once, and no background tasks of its own.
+  const childBash = async (childModeValue: PermissionMode): Promise<BashOptions> => {
+    await prepare(childModeValue);
+    const shape = sandboxFor(childModeValue);
+    const sandbox = shape ? (sandboxes.get(shape.writable) as Sandbox) : undefined;
+    const { wrap, endsLeftovers } = sandbox ?? { wrap: undefined, endsLeftovers: true };
+    return {
+      ...bashOptions,
+      wrap,
+      endLeftovers: !endsLeftovers,
+      tempDir: scratch,
+      startBackground: undefined,
+    };
+  };
+  const toolsFor = async (childModeValue: PermissionMode, agentName: string) => {
+    const bash = await childBash(childModeValue);
+    const childReads = createFileReads();
+    const own = names.flatMap((name) =>
+      name === "agent" || name === "todo_write" || name === "skill"
+        ? []
+        : [make(name, bash, childReads)],
+    );
+    const ask = setup.readline ? terminalAsk(setup.readline, setup.holdProgress) : undefined;
+    const check = createPermissionCheck({
+      mode: childModeValue,
+      planFile: setup.plan.file,
+      workspace: options.cwd,
+      rules,
+      ask: ask && ((question) => ask({ ...question, tool: `[${agentName}] ${question.tool}` })),
+      scratch: scratch ? [scratch] : [],
+    });
+    return {
+      tools: [...own, ...mcp.tools()],
+      checkPermission: (call, tool) => check(call, tool),
+      dispose: async () => {
+        await Promise.all(own.map((tool) => tool.dispose?.()));
+      },
+    } satisfies ChildTools;
+  };
+  const agentTool = () =>
+    createAgentTool({
+      agents: agentsFound(setup, mode),
+      parentMode: modes.current,
+      toolsFor,
+      cwd: options.cwd,
+      depth: 1,
+      maxDepth: agentDepth,
+      ...setup.subagents,
+    }) as Tool;
+  const makeChosen = (name: ToolName) =>
+    name === "agent" ? agentTool() : make(name, bashOptions, reads);
   const skillsToLoad = setup.skills.some((skill) => skill.modelInvocable);
-  const chosen = names
-    .filter((name) => name !== "skill" || skillsToLoad)
-    .map((name) => make[name]());
+  const chosen = names.filter((name) => name !== "skill" || skillsToLoad).map(makeChosen);
   const added = (wanted: ToolName[]) =>
-    wanted.filter((name) => !names.includes(name)).map((name) => make[name]());
+    wanted.filter((name) => !names.includes(name)).map(makeChosen);
   const afterPlanning = [...chosen, ...added(["todo_write"])];
   const exitPlanMode = createExitPlanModeTool({
     plan: setup.plan,
@@ -240,6 +317,17 @@ export async function createSessionTools(setup: ToolSetup): Promise<SessionTools
     removeTemporaries();
   };
   return { toolbox, modes };
+}
+
+/** The definitions the agent tool offers; a file skipped or a mode ignored is one notice each. */
+function agentsFound(setup: ToolSetup, mode: PermissionMode) {
+  const found = findAgents({ workspace: setup.options.cwd, env: setup.userEnv });
+  for (const notice of found.notices) setup.onNotice(notice);
+  for (const agent of found.agents) {
+    const { ignored } = childMode(agent.permissionMode, mode);
+    if (ignored) setup.onNotice(`agent ${agent.name}: ${ignored}; it runs in ${mode} mode.`);
+  }
+  return found.agents;
 }
 
 /**

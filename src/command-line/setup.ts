@@ -3,6 +3,7 @@
 
 import { join } from "node:path";
 import type { Interface } from "node:readline";
+import { createSubagentChannel } from "../agents/channel.js";
 import { createBackgroundTasks } from "../background/tasks.js";
 import { createCompaction } from "../compaction/compaction.js";
 import { chooseCompaction, contextWindowOf } from "../compaction/settings.js";
@@ -111,6 +112,18 @@ export async function startSession(
     env,
   });
   if (resolved instanceof ConfigError) throw resolved;
+  /** Another model of the same provider (the REPL's /model, an agent definition's model). */
+  const resolveModel = (name: string) => {
+    const next = resolveProvider({
+      provider: resolved.preset,
+      model: name,
+      baseURL: options.baseURL,
+      api,
+      env,
+    });
+    if (next instanceof ConfigError) throw next;
+    return next;
+  };
 
   const directory = sessionsDirectory(userEnv);
   const file = openSessionFile(directory, options.cwd, resolved, options.resume);
@@ -179,6 +192,17 @@ export async function startSession(
       contextWindow: choice.contextWindow ?? undefined,
     }),
   );
+  // The agent tool's children run on the session's provider as it is then (after /model, the
+  // new one), or on another model of the same provider that a definition names.
+  const subagents = {
+    channel: createSubagentChannel(),
+    models: {
+      current: (): Provider => provider,
+      start: async (name: string): Promise<Provider> =>
+        startProvider(resolveModel(name), where, hooks, await modelSettings),
+    },
+    environment: () => buildSystemPrompt(options.cwd),
+  };
   // Tools first: the sandbox's trial run starts at once and goes on while the SDKs load.
   const [tools, model, compaction] = await Promise.allSettled([
     createSessionTools({
@@ -198,6 +222,7 @@ export async function startSession(
       onNotice: (sentence) => notices.push(sentence),
       plan,
       onModeChange: (next) => writer.recordMode(next),
+      subagents,
     }),
     modelSettings.then((settings) => startProvider(resolved, where, hooks, settings)),
     compactionChoice,
@@ -256,6 +281,7 @@ export async function startSession(
     todos,
     planning: { plan, mode: modes.current },
     tasks,
+    subagents: subagents.channel,
   });
   // What a new session's header names: the model of the latest /model.
   let current = resolved;
@@ -281,14 +307,7 @@ export async function startSession(
       return { sessionPath: next.writer.path, notices: next.notices };
     },
     async switchModel(name) {
-      const next = resolveProvider({
-        provider: resolved.preset,
-        model: name,
-        baseURL: options.baseURL,
-        api,
-        env,
-      });
-      if (next instanceof ConfigError) throw next;
+      const next = resolveModel(name);
       const started = await startProvider(next, where, hooks, await modelSettings);
       provider = withAssumedFactsNotice(started, next, options, onNotice);
       current = next;

@@ -58,6 +58,7 @@ export type LoopEvent =
   | { type: "todos"; todos: TodoItem[] }
   | BackgroundTaskEvent
   | CompactionEvent
+  | SubagentEvent
   | LoopStop;
 
 /** A background task (s11) started, was told to the model as ended, or was stopped. */
@@ -67,6 +68,24 @@ export type BackgroundTaskEvent =
   | { type: "task_notification"; task: BackgroundTask; text: string }
   /** Ended while it ran: by the task_stop tool, or because the session ended. */
   | { type: "task_stopped"; task: BackgroundTask; by: "task_stop" | "session_end" };
+
+/**
+ * An event of a subagent's own loop, run by the `agent` tool call `parent_tool_use_id`
+ * (src/agents/), the field Claude Code's stream-json names the same way. Its tokens count
+ * towards the session's; its messages are in the child's own file.
+ */
+export interface SubagentEvent {
+  type: "subagent";
+  parent_tool_use_id: string;
+  /** The agent's type (general, explore, a definition's name) and this run's short id. */
+  agentType: string;
+  agentId: string;
+  /** The model the child runs on, which prices its requests. */
+  model: string;
+  /** The child's own session file. */
+  transcript: string;
+  event: LoopEvent;
+}
 
 /** What started a compaction: the budget before a request, the API's answer, or the user. */
 export type CompactionTrigger = "auto" | "too_long" | "manual";

@@ -226,7 +226,7 @@ async function judge(call: ToolUseBlock, tool: Tool, options: JudgeOptions): Pro
       rules: [],
     };
   }
-  if (ruleForTool(allow, tool.name) || tool.isReadOnly?.(input)) {
+  if (ruleForTool(allow, tool.name) || tool.isReadOnly?.(input) || tool.delegates) {
     return { verdict: "allow", reason: "" };
   }
   const rule = toolRule(tool.name);

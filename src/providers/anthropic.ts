@@ -142,6 +142,9 @@ export function messagesRequestBody(
       system: [{ type: "text", text: request.system, cache_control: EPHEMERAL }],
     }),
     ...(request.tools.length > 0 && { tools: toolsWithBreakpoint(request.tools) }),
+    // {type: "none"}: the tools stay defined, and Claude answers without calling them.
+    ...(request.toolChoice === "none" &&
+      request.tools.length > 0 && { tool_choice: { type: "none" as const } }),
     messages: messagesWithBreakpoint(messages),
   };
 }

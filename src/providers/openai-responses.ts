@@ -35,6 +35,7 @@ export function createResponsesProvider(options: ResponsesProviderOptions): Prov
       }
       if (request.system !== "") body.instructions = request.system;
       if (request.tools.length > 0) body.tools = toResponsesTools(request.tools);
+      if (request.toolChoice === "none" && body.tools) body.tool_choice = "none";
       if (options.maxTokens !== undefined) body.max_output_tokens = options.maxTokens;
       return (signal, alive) => streamOnce(client, body, server, signal, alive);
     },

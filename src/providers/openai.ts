@@ -23,6 +23,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
       stream_options: { include_usage: true },
     };
     if (request.tools.length > 0) body.tools = toChatTools(request.tools);
+    if (request.toolChoice === "none" && body.tools) body.tool_choice = "none";
     if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens;
     if (options.effort !== undefined) body.reasoning_effort = options.effort;
     const idPrefix = lazyCallIdPrefix(request.messages);

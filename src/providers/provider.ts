@@ -10,6 +10,11 @@ export interface ModelRequest {
   system: string;
   messages: Message[];
   tools: ToolDefinition[];
+  /**
+   * "none": the tools stay defined (a history with tool calls needs them on Anthropic's API)
+   * but the model must answer in text. Left out, the model chooses.
+   */
+  toolChoice?: "none";
   signal: AbortSignal;
 }
 

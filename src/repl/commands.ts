@@ -2,6 +2,7 @@
 // A line is a command when its first word is a slash and a name (`/compact the tests`); a
 // path such as `/usr/bin/env is missing` is a prompt. No command ever sends a prompt.
 
+import { agentLines } from "../agents/agent-list.js";
 import type { SessionControls } from "../command-line/setup.js";
 import type { LoopEvent } from "../core/events.js";
 import { projectSettingsPath, userSettingsPath } from "../core/settings.js";
@@ -80,6 +81,14 @@ export const COMMANDS: Command[] = [
       const width = Math.max(...rows.map(([name = ""]) => name.length)) + 2;
       const lines = rows.map(([name = "", help]) => `${name.padEnd(width)}${help}`);
       context.print([...lines, "", ...KEYS_HELP].join("\n"));
+    },
+  },
+  {
+    name: "/agents",
+    argument: "",
+    help: "the agents the agent tool can run: the built-ins and the definitions found here",
+    run(_argument, context) {
+      context.print(agentLines(context.cwd).join("\n"));
     },
   },
   {

@@ -2,6 +2,8 @@
 // event is written to the session file before the next one is produced, and usage is summed.
 // The REPL, one-shot mode and library users all drive the loop through this.
 
+import { dirname, join } from "node:path";
+import type { SubagentChannel } from "../agents/channel.js";
 import type { BackgroundTasks } from "../background/tasks.js";
 import type { Compaction } from "../compaction/compaction.js";
 import {
@@ -51,6 +53,8 @@ export interface AgentSessionOptions {
   planning?: { plan: PlanMode; mode: () => PermissionMode };
   /** Background tasks (s11): announced, told to the model when they end, ended with the session. */
   tasks?: BackgroundTasks;
+  /** Where the agent tool's children report: their events join this session's stream. */
+  subagents?: SubagentChannel;
 }
 
 export interface AgentSession {
@@ -101,6 +105,12 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
   if (planning) limits.push(planning.plan.limit);
   const { todos, tasks } = options;
   const reminders: Reminder[] = todos ? [todoReminder(todos)] : [];
+  const { subagents } = options;
+  if (subagents) {
+    // Children share the cost budget, and their files go beside this session's (it may switch).
+    const transcriptDirectory = () => join(dirname(writer.path), writer.id, "agents");
+    subagents.parent = { limits, transcriptDirectory };
+  }
 
   const parts = (signal: AbortSignal) => ({
     provider,
@@ -109,18 +119,37 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
     signal,
   });
   /** Every event is on disk, and its tokens counted, before the next one is produced. */
+  const count = (used: Usage | null, model: string) => {
+    if (!used) return;
+    usage = addUsage(usage, used);
+    const dollars = costOf(model, used);
+    cost = cost === null || dollars === null ? null : cost + dollars;
+  };
+  /** The loop's next event; meanwhile, every event a running subagent reports. */
+  async function* nextStep<Result>(events: AsyncGenerator<LoopEvent, Result>) {
+    const step = events.next();
+    if (!subagents) return await step;
+    while (true) {
+      const first = await Promise.race([
+        step.then((value) => ({ value })),
+        subagents.waiting().then(() => null),
+      ]);
+      for (const { event, taken } of subagents.drain()) {
+        writer.recordEvent(event);
+        count(requestUsage(event.event), event.model);
+        yield event;
+        taken();
+      }
+      if (first) return first.value;
+    }
+  }
   async function* recorded<Result>(events: AsyncGenerator<LoopEvent, Result>) {
     while (true) {
-      const step = await events.next();
+      const step = yield* nextStep(events);
       if (step.done) return step.value;
       const event = step.value;
       writer.recordEvent(event);
-      const used = requestUsage(event);
-      if (used) {
-        usage = addUsage(usage, used);
-        const dollars = costOf(provider.model, used);
-        cost = cost === null || dollars === null ? null : cost + dollars;
-      }
+      count(requestUsage(event), provider.model);
       yield event;
       // A tool that ran may have replaced the plan: every consumer learns it from the stream.
       const changed = event.type === "tool_end" ? todos?.takeChange() : null;

@@ -13,7 +13,7 @@ import {
   readSync,
   writeSync,
 } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import type {
   BackgroundTaskEvent,
   CompactionEvent,
@@ -52,6 +52,16 @@ export type SessionEntry =
   | { type: "repair"; at: string; description: string }
   /** The permission mode changed (plan mode began or ended): a resumed session goes on in it. */
   | { type: "permission_mode"; at: string; mode: PermissionMode }
+  /** An `agent` call's child ended; its transcript is the file named, relative to this one's directory. */
+  | {
+      type: "subagent";
+      at: string;
+      tool_use_id: string;
+      agent_type: string;
+      agent_id: string;
+      transcript: string;
+      reason: LoopStopReason;
+    }
   /** The history was compacted; the messages before it stay in the file, untouched. */
   | (CompactionEvent & { at: string })
   /** A background task started, was told to the model as ended, or was stopped (s11). */
@@ -123,6 +133,19 @@ export function openSessionWriter(
         case "task_notification":
         case "task_stopped":
           append({ ...event, at: at() });
+          return;
+        case "subagent":
+          if (event.event.type === "stop") {
+            append({
+              type: "subagent",
+              at: at(),
+              tool_use_id: event.parent_tool_use_id,
+              agent_type: event.agentType,
+              agent_id: event.agentId,
+              transcript: relative(directory, event.transcript),
+              reason: event.event.reason,
+            });
+          }
           return;
         case "turn_start":
         case "text_delta":
@@ -216,6 +239,7 @@ function shapeProblem(value: unknown, lineNumber: number): string | null {
     case "task_started":
     case "task_notification":
     case "task_stopped":
+    case "subagent":
       return null;
     case "compaction":
       return compactionProblem(record);

@@ -110,6 +110,18 @@ export function createRenderer(options: RendererOptions): (event: LoopEvent) => 
       case "todos":
         options.progress.write(`${dim("  ⎿ ")}${todoLines(event.todos, paint).join("\n    ")}\n`);
         return;
+      case "subagent": {
+        // A child's own calls, indented under the agent call while it runs: one line each.
+        const child = event.event;
+        if (child.type === "tool_start") {
+          options.progress.write(`    ${paint("36", "⏺")} ${describeCall(child.call)}\n`);
+        } else if (child.type === "tool_end") {
+          const marker = child.result.is_error ? paint("31", "      ⎿ ") : dim("      ⎿ ");
+          const [first = ""] = child.result.content.split("\n");
+          options.progress.write(`${marker}${dim(clip(first, PREVIEW_WIDTH))}\n`);
+        }
+        return;
+      }
       case "retry":
         endLine();
         options.progress.write(
@@ -154,11 +166,13 @@ export function describeCall(call: ToolUseBlock): string {
   const shown =
     call.name === "bash" && typeof input?.command === "string"
       ? `${input.run_in_background === true ? "(background) " : ""}$ ${input.command}`
-      : call.name === "todo_write" && Array.isArray(input?.todos)
-        ? plural(input.todos.length, "item")
-        : typeof input?.file_path === "string"
-          ? input.file_path
-          : JSON.stringify(call.input);
+      : call.name === "agent" && typeof input?.description === "string"
+        ? `${typeof input.subagent_type === "string" ? input.subagent_type : "general"}: ${input.description}`
+        : call.name === "todo_write" && Array.isArray(input?.todos)
+          ? plural(input.todos.length, "item")
+          : typeof input?.file_path === "string"
+            ? input.file_path
+            : JSON.stringify(call.input);
   return `${call.name} ${clip(shown.replace(/\s*\n\s*/g, " ⏎ "), PREVIEW_WIDTH)}`;
 }
 

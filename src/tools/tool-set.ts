@@ -3,11 +3,20 @@
 // The todo list (s05) is offered by default only to a local model: small models lose track of a
 // task of many steps first, while frontier models plan on their own and the default stays lean.
 // `skill` (s07) is in the default set, and offered only when there is a skill the model may load.
+// The agent tool (s06) is offered only when chosen.
 
 import { ConfigError } from "../core/errors.js";
 import { readAllSettings } from "../core/settings.js";
 
-export const TOOL_NAMES = ["bash", "read", "write", "edit", "todo_write", "skill"] as const;
+export const TOOL_NAMES = [
+  "bash",
+  "read",
+  "write",
+  "edit",
+  "todo_write",
+  "skill",
+  "agent",
+] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
 /** --tools wins; else the project's, then the user's "tools" setting; else the default set. */
@@ -19,7 +28,10 @@ export async function chooseToolNames(input: {
   localModel?: boolean;
 }): Promise<ToolName[]> {
   if (input.flag) return validNames(input.flag, "--tools");
-  let chosen: ToolName[] = TOOL_NAMES.filter((name) => name !== "todo_write" || input.localModel);
+  // The agent tool (s06, src/agents/) is offered when chosen, as todo_write is to a hosted model.
+  let chosen: ToolName[] = TOOL_NAMES.filter(
+    (name) => name !== "agent" && (name !== "todo_write" || input.localModel),
+  );
   for (const { file, settings } of await readAllSettings(input)) {
     if (settings.tools === undefined) continue;
     const names = settings.tools;

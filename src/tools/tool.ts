@@ -13,6 +13,8 @@ export interface FileAccess {
 export interface ToolContext {
   /** Aborted when the user interrupts the turn: stop work, clean up, return what you have. */
   signal: AbortSignal;
+  /** The id of the call being run, for work it reports on under that call (a subagent's). */
+  toolUseId?: string;
 }
 
 export interface ToolOutput {
@@ -28,6 +30,11 @@ export interface Tool<Input = Record<string, unknown>> {
   run(input: Input, context: ToolContext): Promise<ToolOutput>;
   /** True when this call cannot change anything, so it may run at the same time as others. */
   isReadOnly?(input: Input): boolean;
+  /**
+   * True when a call only starts other calls, each checked on its own (the agent tool's child
+   * loop): it needs no approval of its own, though deny and ask rules naming it still hold.
+   */
+  delegates?: boolean;
   /** The files this call reads or changes, as the model wrote them, for the permission check. */
   files?(input: Input): FileAccess[];
   /** What a person asked to approve this call should see first (the diff of an edit). */

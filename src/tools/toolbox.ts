@@ -73,7 +73,10 @@ export function createToolbox(
       if (!permission.allowed) return errorResult(call, permission.reason);
       if (signal.aborted) return interruptedResult(call);
       try {
-        const output = await tool.run(call.input as Record<string, unknown>, { signal });
+        const output = await tool.run(call.input as Record<string, unknown>, {
+          signal,
+          toolUseId: call.id,
+        });
         return {
           type: "tool_result",
           tool_use_id: call.id,

@@ -4,6 +4,7 @@ import { ConfigError } from "../core/errors.js";
 import { readSession, type SessionContents } from "../session/session-file.js";
 import { renderViewerPage } from "./page-html.js";
 import { viewerPageScript } from "./page-script.js";
+import { subagentRuns } from "./subagent-runs.js";
 import { buildTimeline, type Timeline } from "./timeline.js";
 
 export interface RenderedSession {
@@ -19,6 +20,6 @@ export async function renderSessionPage(sessionPath: string): Promise<RenderedSe
     const reason = error instanceof Error ? error.message : String(error);
     throw new ConfigError(`Could not read the session file ${sessionPath}: ${reason}.`);
   }
-  const timeline = buildTimeline(contents);
+  const timeline = buildTimeline(contents, subagentRuns(contents, sessionPath));
   return { html: renderViewerPage(timeline, await viewerPageScript()), timeline };
 }

@@ -23,6 +23,7 @@ import { skillsInHistory } from "../skills/skills-in-history.js";
 import { describeTask } from "../terminal/task-line.js";
 import { ContextReplay } from "./contexts.js";
 import { isKnownBlock } from "./known-block.js";
+import type { SubagentRun } from "./subagent-runs.js";
 
 export type ConversationItem =
   /** `label` names a message the loop wrote for itself, such as a summary request. */
@@ -89,6 +90,8 @@ export interface Timeline {
   items: ConversationItem[];
   steps: Step[];
   problems: SessionProblem[];
+  /** The agent tool's children, by the id of the call that ran each (see subagent-runs.ts). */
+  subagents: Record<string, SubagentRun>;
 }
 
 /** The messages[] a step's request sent, as indexes into `timeline.messages`. */
@@ -103,11 +106,15 @@ export function sentMessages(timeline: Timeline, step: Step): Message[] {
 
 type CompactionEntry = Extract<SessionEntry, { type: "compaction" }>;
 
-export function buildTimeline(session: SessionContents): Timeline {
+export function buildTimeline(
+  session: SessionContents,
+  subagents: Record<string, SubagentRun> = {},
+): Timeline {
   const builder = new TimelineBuilder();
   for (const entry of session.entries) builder.read(entry);
   const { messages, contexts, items, steps } = builder.finish();
-  return { header: session.header, messages, contexts, items, steps, problems: session.problems };
+  const { header, problems } = session;
+  return { header, messages, contexts, items, steps, problems, subagents };
 }
 
 class TimelineBuilder {

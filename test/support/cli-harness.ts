@@ -28,6 +28,8 @@ export interface InterceptedRequest {
    * newlines), else "" (as when the last message carries tool results only).
    */
   lastUserText: string;
+  /** The text of the first user message: whose conversation this is (a subagent's prompt). */
+  firstUserText: string;
 }
 
 export interface FakeModelScriptOptions {
@@ -82,6 +84,7 @@ export async function startFakeModel(
   const anthropic = protocol === "anthropic" ? await startFakeAnthropic(options) : null;
   const fake: FakeAnthropic | FakeOpenAI = anthropic ?? (await startFakeOpenAI(options));
   const lastText = protocol === "responses" ? lastResponsesText : lastChatText;
+  const firstText = protocol === "responses" ? firstResponsesText : firstChatText;
   return {
     protocol,
     url: fake.url,
@@ -95,12 +98,21 @@ export async function startFakeModel(
       if (anthropic) {
         anthropic.script(turns, {
           cycle,
-          intercept: intercept && ((body) => intercept({ lastUserText: lastAnthropicText(body) })),
+          intercept:
+            intercept &&
+            ((body) =>
+              intercept({
+                lastUserText: lastAnthropicText(body),
+                firstUserText: userText(body.messages.find((message) => message.role === "user")),
+              })),
         });
       } else {
         (fake as FakeOpenAI).script(turns as never, {
           cycle,
-          intercept: intercept && ((body) => intercept({ lastUserText: lastText(body) }) as never),
+          intercept:
+            intercept &&
+            ((body) =>
+              intercept({ lastUserText: lastText(body), firstUserText: firstText(body) }) as never),
         });
       }
     },
@@ -129,11 +141,27 @@ export async function startFakeModel(
 
 function lastAnthropicText(body: RecordedBody): string {
   const last = body.messages.at(-1);
-  if (last?.role !== "user") return "";
-  if (typeof last.content === "string") return last.content;
-  return last.content
+  return last?.role === "user" ? userText(last) : "";
+}
+
+function userText(message: RecordedBody["messages"][number] | undefined): string {
+  if (!message) return "";
+  if (typeof message.content === "string") return message.content;
+  return message.content
     .flatMap((block) => (block.type === "text" ? [String(block.text)] : []))
     .join("\n");
+}
+
+function firstChatText(body: Record<string, unknown>): string {
+  const messages = body.messages as { role?: unknown; content?: unknown }[];
+  const first = messages.find((message) => message.role === "user");
+  return typeof first?.content === "string" ? first.content : "";
+}
+
+function firstResponsesText(body: Record<string, unknown>): string {
+  const input = body.input as { type?: unknown; role?: unknown; content?: unknown }[];
+  const first = input.find((item) => item.type === "message" && item.role === "user");
+  return typeof first?.content === "string" ? first.content : "";
 }
 
 function lastChatText(body: Record<string, unknown>): string {

@@ -3,22 +3,30 @@
 // result its exit code; failures are red. Tool calls and
 // results carry their id so hovering one lights up the other. A compaction is a boundary line:
 // the results before it keep their full text here, though later requests sent stubs or a summary.
+// An agent call's result holds the child's run, folded: opened, its messages one by one.
 
 import type { Message, ToolResultBlock, ToolUseBlock } from "../../core/messages.js";
 import { isKnownBlock } from "../known-block.js";
+import type { SubagentRun } from "../subagent-runs.js";
 import type { ConversationItem } from "../timeline.js";
 import { compactionReason, describeCompaction } from "./compaction.js";
-import { element } from "./dom.js";
+import { element, lazyDetails } from "./dom.js";
 import { renderDiffResult, renderFileToolCall } from "./file-tools.js";
 import { foldedText } from "./fold.js";
 import { resultEnding } from "./result-ending.js";
 
-export function renderConversationItem(item: ConversationItem, messages: Message[]): HTMLElement {
+type Runs = Record<string, SubagentRun>;
+
+export function renderConversationItem(
+  item: ConversationItem,
+  messages: Message[],
+  subagents: Runs,
+): HTMLElement {
   switch (item.kind) {
     case "message": {
       const message = messages[item.index];
       if (!message) throw new Error(`the timeline names message ${item.index}, which is missing`);
-      return renderMessage(message, item.label);
+      return renderMessage(message, item.label, subagents);
     }
     case "compaction":
       return element("div", { className: `item compaction ${item.method}` }, [
@@ -42,18 +50,18 @@ export function renderConversationItem(item: ConversationItem, messages: Message
   }
 }
 
-function renderMessage(message: Message, label: string | undefined): HTMLElement {
+function renderMessage(message: Message, label: string | undefined, subagents: Runs): HTMLElement {
   const blocks = typeof message.content === "string" ? [message.content] : message.content;
   const onlyResults = blocks.every((block) => isKnownBlock(block) && block.type === "tool_result");
   const role = label ?? (message.role === "user" && onlyResults ? "tool results" : message.role);
   const written = label ? " by-loop" : "";
   return element("div", { className: `item message ${message.role}${written}` }, [
     element("div", { className: "role" }, [role]),
-    ...blocks.map(renderBlock),
+    ...blocks.map((block) => renderBlock(block, subagents)),
   ]);
 }
 
-function renderBlock(block: unknown): HTMLElement {
+function renderBlock(block: unknown, subagents: Runs): HTMLElement {
   if (typeof block === "string") return element("div", { className: "bubble" }, [block]);
   if (!isKnownBlock(block)) {
     return element("pre", { className: "bubble unknown" }, [
@@ -66,7 +74,7 @@ function renderBlock(block: unknown): HTMLElement {
     case "tool_use":
       return renderToolCall(block);
     case "tool_result":
-      return renderToolResult(block);
+      return renderToolResult(block, subagents[block.tool_use_id]);
     case "thinking":
       return renderThinking(block.thinking, block.signature ? "thinking (signed)" : "thinking");
     case "redacted_thinking":
@@ -94,7 +102,7 @@ function renderToolCall(call: ToolUseBlock): HTMLElement {
   return card;
 }
 
-function renderToolResult(result: ToolResultBlock): HTMLElement {
+function renderToolResult(result: ToolResultBlock, run: SubagentRun | undefined): HTMLElement {
   const content = contentText(result.content);
   const status = [result.is_error ? "error" : "ok", resultEnding(content)]
     .filter(Boolean)
@@ -106,9 +114,27 @@ function renderToolResult(result: ToolResultBlock): HTMLElement {
       element("span", { className: "status" }, [status]),
     ]),
     element("div", { className: "body" }, [renderDiffResult(content) ?? foldedText(content)]),
+    ...(run ? [renderSubagentRun(run)] : []),
   ]);
   card.dataset.toolId = result.tool_use_id;
   return card;
+}
+
+/** The child's run, closed until asked for; its own calls fold nothing further. */
+function renderSubagentRun(run: SubagentRun): HTMLElement {
+  const what = run.problem
+    ? `its transcript could not be read: ${run.problem}`
+    : `${run.messages.length} messages, stopped: ${run.reason}`;
+  const summary = element("summary", {}, [`agent ${run.agentType} ${run.agentId}: ${what}`]);
+  const details = lazyDetails(summary, () =>
+    element(
+      "div",
+      { className: "subagent-run" },
+      run.messages.map((message) => renderMessage(message, undefined, {})),
+    ),
+  );
+  details.className = "subagent";
+  return details;
 }
 
 /** A bash call's command, or any other call's input as JSON. */

@@ -26,7 +26,7 @@ const stepInfo = byId("step-info");
 const conversation = new WindowedList(conversationPanel, (index) => {
   const item = items[index];
   if (!item) throw new Error(`the conversation has no item ${index}`);
-  return renderConversationItem(item, messages);
+  return renderConversationItem(item, messages, timeline.subagents ?? {});
 });
 // The history the shown request sent a prefix of, as indexes into `messages`.
 let shownContext = -1;

@@ -1,0 +1,224 @@
+// The `agent` tool (course s06): hands one piece of work to a fresh loop. The child starts
+// with an empty history holding only the prompt, gets the definition's body plus the
+// session's environment and project instructions as its system prompt, shares the parent's
+// provider, workspace, permission mode (or a narrower one), sandbox, rules and MCP servers,
+// and never the `agent` tool itself. Its final text and a status line are the call's result.
+
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { inputTokensOf } from "../core/messages.js";
+import { bounded, DEFAULT_MAX_RESULT_CHARS } from "../mcp/tool-result.js";
+import type { PermissionMode } from "../permissions/policy.js";
+import type { Provider } from "../providers/provider.js";
+import { openSessionWriter, SESSION_FORMAT_VERSION } from "../session/session-file.js";
+import { failure, type Tool } from "../tools/tool.js";
+import { createToolbox, type PermissionCheck } from "../tools/toolbox.js";
+import type { SubagentChannel } from "./channel.js";
+import { runChild } from "./child-run.js";
+import { type AgentDefinition, childMode } from "./definition.js";
+import { childReport } from "./report.js";
+import { createSlots } from "./slots.js";
+
+export const AGENT_TOOL = "agent";
+/** Read-only children running at once, at most. */
+export const MAX_CONCURRENT_AGENTS = 4;
+/** Tools that change nothing whatever their input: a child with only these is read-only. */
+const READ_ONLY_TOOLS = new Set(["read"]);
+/**
+ * Tools a child never gets from the session: the todo list, which is the parent's plan, and
+ * the agent tool, which a child has only below the deepest level allowed (a new one).
+ */
+const NEVER_FOR_CHILDREN = new Set([AGENT_TOOL, "todo_write"]);
+
+export type AgentInput = {
+  description: string;
+  prompt: string;
+  subagent_type?: string;
+};
+
+/** A child's tools under its mode: made for it, with the check its calls go through. */
+export interface ChildTools {
+  tools: readonly Tool[];
+  checkPermission: PermissionCheck;
+  /** Ends what the child's tools started; called when the child's run is over. */
+  dispose(): Promise<void>;
+}
+
+export interface AgentToolOptions {
+  agents: readonly AgentDefinition[];
+  /** The mode of the session (or agent) that runs this tool, as it is now. */
+  parentMode: () => PermissionMode;
+  /** The tools for a child named `agentName` under `mode`; questions name the agent. */
+  toolsFor(mode: PermissionMode, agentName: string): Promise<ChildTools>;
+  /** The parent's provider as it is now, and the same provider with another model. */
+  models: { current(): Provider; start(model: string): Promise<Provider> };
+  /** The environment and project instructions the parent's system prompt has. */
+  environment: () => string;
+  channel: SubagentChannel;
+  cwd: string;
+  /** How deep this tool's children are (1: the session's own), and how deep they may go. */
+  depth: number;
+  maxDepth: number;
+}
+
+export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
+  const byName = new Map(options.agents.map((agent) => [agent.name, agent]));
+  const slots = createSlots(MAX_CONCURRENT_AGENTS);
+  const modeOf = (agent: AgentDefinition) =>
+    childMode(agent.permissionMode, options.parentMode()).mode;
+  const isReadOnly = (agent: AgentDefinition) =>
+    modeOf(agent) === "read-only" ||
+    agent.tools?.every((name) => READ_ONLY_TOOLS.has(name)) === true;
+
+  return {
+    name: AGENT_TOOL,
+    description: describe(options.agents),
+    inputSchema: {
+      type: "object",
+      properties: {
+        description: { type: "string", description: "What the agent will do, in 3-5 words." },
+        prompt: {
+          type: "string",
+          description:
+            "The task, complete and self-contained: the agent sees nothing of this conversation.",
+        },
+        subagent_type: {
+          type: "string",
+          description: `The agent to run: ${options.agents.map((agent) => agent.name).join(", ")} (default general).`,
+        },
+      },
+      required: ["description", "prompt"],
+    },
+    // Each of the child's calls goes through the permission check; starting it needs none.
+    delegates: true,
+    isReadOnly(input) {
+      const agent = byName.get(input.subagent_type ?? "general");
+      return agent !== undefined && isReadOnly(agent);
+    },
+    async run(input, context) {
+      const type = input.subagent_type ?? "general";
+      const agent = byName.get(type);
+      if (!agent) {
+        const known = options.agents.map((candidate) => candidate.name).join(", ");
+        return failure(`There is no agent "${type}". The agents are: ${known}.`);
+      }
+      const parent = options.channel.parent;
+      if (!parent) return failure("The agent tool runs only inside a session.");
+      const release = isReadOnly(agent) ? await slots.take() : () => undefined;
+      let tools: ChildTools | undefined;
+      let provider: Provider | undefined;
+      try {
+        const mode = modeOf(agent);
+        tools = await options.toolsFor(mode, agent.name);
+        // Below the deepest level a child may run agents itself, under its own mode.
+        const nested =
+          options.depth < options.maxDepth &&
+          (agent.tools?.includes(AGENT_TOOL) ?? true) &&
+          !agent.disallowedTools.includes(AGENT_TOOL)
+            ? [
+                createAgentTool({
+                  ...options,
+                  parentMode: () => mode,
+                  depth: options.depth + 1,
+                }) as Tool,
+              ]
+            : [];
+        provider =
+          agent.model === "inherit"
+            ? options.models.current()
+            : await options.models.start(agent.model);
+        const directory = parent.transcriptDirectory();
+        const { agentId, writer } = openChildTranscript(directory, options.cwd, provider);
+        const model = provider.model;
+        const parent_tool_use_id = context.toolUseId ?? "";
+        const outcome = await runChild({
+          provider,
+          toolbox: createToolbox(
+            [...offered(tools.tools, agent), ...nested],
+            tools.checkPermission,
+          ),
+          system: `${agent.prompt}\n\n${options.environment()}`.trim(),
+          prompt: input.prompt,
+          maxTurns: agent.maxTurns,
+          signal: context.signal,
+          limits: parent.limits,
+          writer,
+          onEvent: (event) =>
+            options.channel.emit({
+              type: "subagent",
+              parent_tool_use_id,
+              agentType: agent.name,
+              agentId,
+              model,
+              transcript: writer.path,
+              event,
+            }),
+        }).finally(() => writer.close());
+        const report = childReport(outcome.finalText, {
+          agentType: agent.name,
+          agentId,
+          status: outcome.status,
+          toolCalls: outcome.toolCalls,
+          tokens: inputTokensOf(outcome.usage) + outcome.usage.output_tokens,
+          costUsd: outcome.costUsd,
+        });
+        const content = bounded(report, {
+          maxChars: DEFAULT_MAX_RESULT_CHARS,
+          outputDirectory: directory,
+          toolName: `agent-${agentId}`,
+        });
+        return {
+          content,
+          isError: outcome.status !== "completed" && outcome.status !== "max_turns",
+        };
+      } catch (error) {
+        return failure(`The ${type} agent could not run: ${(error as Error).message}`);
+      } finally {
+        release();
+        await tools?.dispose();
+        if (provider && agent.model !== "inherit") await provider.dispose?.();
+      }
+    },
+  };
+}
+
+/** The tool's description lists every agent with what it is for. */
+function describe(agents: readonly AgentDefinition[]): string {
+  const list = agents.map((agent) => `- ${agent.name}: ${agent.description}`).join("\n");
+  return [
+    "Hands a self-contained task to a subagent: a fresh agent with an empty conversation, which works on its own and returns only its final report, followed by a status line saying how its run ended.",
+    "Use it for searches and investigations that would fill this conversation with file reads, or for independent pieces of work. Several read-only agents (such as explore) called in one reply run at the same time.",
+    "The prompt must say everything the agent needs: it sees nothing of this conversation.",
+    `Agents (subagent_type):\n${list}`,
+  ].join("\n");
+}
+
+/** The child's tools: those the definition names (all when it names none), minus the ones it disallows. */
+function offered(tools: readonly Tool[], agent: AgentDefinition): Tool[] {
+  const named = agent.tools ? new Set(agent.tools) : null;
+  const disallowed = new Set(agent.disallowedTools);
+  return tools.filter(
+    (tool) =>
+      !NEVER_FOR_CHILDREN.has(tool.name) &&
+      !disallowed.has(tool.name) &&
+      (named === null || named.has(tool.name)),
+  );
+}
+
+/** The child's own session file, `<session dir>/agents/<id>.jsonl`, its id four hex digits new there. */
+function openChildTranscript(directory: string, cwd: string, provider: Provider) {
+  mkdirSync(directory, { recursive: true, mode: 0o700 });
+  let agentId = randomBytes(2).toString("hex");
+  while (existsSync(join(directory, `${agentId}.jsonl`))) agentId = randomBytes(2).toString("hex");
+  const writer = openSessionWriter(directory, {
+    type: "session",
+    version: SESSION_FORMAT_VERSION,
+    id: agentId,
+    cwd,
+    model: provider.model,
+    provider: provider.name,
+    startedAt: new Date().toISOString(),
+  });
+  return { agentId, writer };
+}

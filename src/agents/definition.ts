@@ -1,0 +1,88 @@
+// An agent definition: Markdown with YAML frontmatter, in Claude Code's format. `name` and
+// `description` are required; `tools`, `disallowedTools`, `model`, `maxTurns` and
+// `permissionMode` are honoured; the body is the agent's own part of its system prompt.
+// Fields that would give a child more than its parent has (`hooks`, `mcpServers`) are not
+// read from any file (https://code.claude.com/docs/en/sub-agents lists the fields).
+
+import type { PermissionMode } from "../permissions/policy.js";
+import { listOf, parseFrontmatter } from "./frontmatter.js";
+
+export const DEFAULT_MAX_TURNS = 30;
+
+export interface AgentDefinition {
+  name: string;
+  description: string;
+  /** The body of the file: what the agent is for and how it works. */
+  prompt: string;
+  /** The only tools offered (names as the parent's toolbox has them); all when left out. */
+  tools?: string[];
+  /** Tools taken away from those offered. */
+  disallowedTools: string[];
+  /** "inherit" (the parent's model) or another model of the same provider. */
+  model: string;
+  maxTurns: number;
+  /** As written; `childMode` decides what it becomes under the parent's mode. */
+  permissionMode?: string;
+  /** The file it came from, or "built-in". */
+  source: string;
+}
+
+/** Parses one definition file; a file that cannot be one says why in a few words. */
+export function parseDefinition(text: string, source: string): AgentDefinition | { skip: string } {
+  const parsed = parseFrontmatter(text);
+  if ("problem" in parsed) return { skip: parsed.problem };
+  const { fields, body } = parsed;
+  const name = typeof fields.name === "string" ? fields.name.trim() : "";
+  const description = typeof fields.description === "string" ? fields.description.trim() : "";
+  if (!name) return { skip: "it has no name in its frontmatter" };
+  if (!description) return { skip: "it has no description in its frontmatter" };
+  if (!/^[\w.-]+$/.test(name)) {
+    return { skip: `its name "${name}" has characters other than letters, digits, - _ .` };
+  }
+  const turns = fields.maxTurns ?? fields["max-turns"];
+  const maxTurns = turns === undefined ? DEFAULT_MAX_TURNS : Number(turns);
+  if (!Number.isInteger(maxTurns) || maxTurns < 1) {
+    return { skip: `its maxTurns "${String(turns)}" is not a whole number above 0` };
+  }
+  const model = typeof fields.model === "string" && fields.model ? fields.model : "inherit";
+  const mode = fields.permissionMode;
+  return {
+    name,
+    description,
+    prompt: body,
+    tools: listOf(fields.tools)?.map(toolName),
+    disallowedTools: (listOf(fields.disallowedTools) ?? []).map(toolName),
+    model,
+    maxTurns,
+    ...(typeof mode === "string" && mode ? { permissionMode: mode } : {}),
+    source,
+  };
+}
+
+/** Claude Code writes `Read`, `Bash`: agentloop's tools are `read`, `bash`. MCP names stay. */
+function toolName(name: string): string {
+  return name.startsWith("mcp__") ? name : name.toLowerCase();
+}
+
+/**
+ * The mode a child runs in: its own only when that narrows the parent's (read-only under
+ * anything, auto under yolo), else the parent's, with the sentence saying so. Claude Code's
+ * `plan` is read-only here and its `default` the parent's mode.
+ */
+export function childMode(
+  requested: string | undefined,
+  parent: PermissionMode,
+): { mode: PermissionMode; ignored?: string } {
+  if (requested === undefined || requested === "default" || requested === "inherit") {
+    return { mode: parent };
+  }
+  const mode = requested === "plan" ? "read-only" : requested;
+  if (mode === parent || mode === "read-only" || (mode === "auto" && parent === "yolo")) {
+    return { mode };
+  }
+  const known = ["ask", "auto", "yolo", "bypassPermissions", "acceptEdits", "dontAsk"];
+  const why = known.includes(mode)
+    ? `it would widen the session's ${parent} mode`
+    : "agentloop has no such mode";
+  return { mode: parent, ignored: `permissionMode "${requested}" is ignored: ${why}` };
+}
