@@ -3,7 +3,7 @@
 // why the loop stopped.
 
 import type { CompactionEvent, LoopEvent } from "../core/events.js";
-import type { ToolUseBlock } from "../core/messages.js";
+import { resultText, type ToolUseBlock } from "../core/messages.js";
 import { count, plural } from "../core/wording.js";
 import type { MarkdownStream } from "./markdown.js";
 import { todoLines } from "./todo-lines.js";
@@ -97,13 +97,14 @@ export function createRenderer(options: RendererOptions): (event: LoopEvent) => 
         // The list it set is shown in its place, by the todos event that follows.
         if (event.call.name === "todo_write" && !event.result.is_error) return;
         const marker = event.result.is_error ? paint("31", "  ⎿ ") : dim("  ⎿ ");
-        const diff = event.result.is_error ? null : diffLines(event.result.content);
+        const text = resultText(event.result.content);
+        const diff = event.result.is_error ? null : diffLines(text);
         if (diff) {
-          const [summary = ""] = event.result.content.split("\n");
+          const [summary = ""] = text.split("\n");
           const colored = diff.map((line) => paint(DIFF_COLORS[line[0] ?? " "] ?? "2", line));
           const hunks = changeWasShown(event.call) ? "" : `\n    ${colored.join("\n    ")}`;
           options.progress.write(`${marker}${dim(summary)}${hunks}\n`);
-        } else options.progress.write(`${marker}${dim(preview(event.result.content))}\n`);
+        } else options.progress.write(`${marker}${dim(preview(text))}\n`);
         return;
       }
       case "todos":

@@ -83,6 +83,7 @@ main { flex: 1; min-height: 0; display: grid; grid-template-columns: 1fr 1fr; ga
 .tool-result { background: var(--ok); border-left: 4px solid var(--ok-edge); }
 .tool-result.error { background: var(--error); border-left-color: var(--error-edge); }
 .tool-result.error .status { color: var(--error-edge); }
+.result-image { display: block; max-width: 100%; max-height: 480px; margin-top: 6px; border: 1px solid var(--ok-edge); }
 .marker { padding: 6px 10px; border-radius: 8px; border: 1px dashed var(--border); color: var(--muted); font-size: 12.5px; }
 .marker.failed { border-color: var(--error-edge); color: var(--error-edge); background: var(--error); }
 /* A compaction is a boundary across the conversation: requests after it send another history. */
