@@ -46,7 +46,7 @@ export async function describeResult(
     );
   }
   const text = bounded(resultText(result, notes), bounds);
-  return { content: text, images, isError: result.isError === true };
+  return { content: text, ...(images.length > 0 && { images }), isError: result.isError === true };
 }
 
 /** The result's text; `notes` stand for the images that were checked (others get a size line). */
