@@ -238,3 +238,60 @@ describe("images on Chat Completions", () => {
     );
   });
 });
+
+describe("images over a long session", () => {
+  let model: FakeModel;
+  beforeAll(async () => {
+    model = await startFakeModel("anthropic");
+  });
+  afterAll(() => model.close());
+
+  it("compaction turns an old image into a stub with the saved file's path", async () => {
+    const sandbox = freshSandbox();
+    writeFileSync(join(sandbox.workspace, "shot.png"), await png(200, 100));
+    const noisy = (k: number) => `yes "log line ${k} of a long build step" | head -c 25000; echo`;
+    model.script([
+      reply(toolUse("r1", "read", { file_path: "shot.png" })),
+      reply(toolUse("b1", "bash", { command: noisy(1) })),
+      reply(toolUse("b2", "bash", { command: noisy(2) })),
+      reply(text("Built.")),
+    ]);
+    const before = model.requestCount();
+    const run = await runCli(
+      ["--permission-mode", "yolo", "--context-window", "20000", "-p", "build it"],
+      { env: { ...sandbox.env, ...model.env() }, cwd: sandbox.workspace },
+    );
+    expect(run.code).toBe(0);
+    expect(
+      model
+        .statuses()
+        .slice(before)
+        .every((status) => status === 200),
+    ).toBe(true);
+    const last = bodies(model).at(-1) as { messages: { content: unknown }[] };
+    expect(imagesIn("anthropic", last)).toEqual([]);
+    const stub = JSON.stringify(last.messages[2]?.content);
+    expect(stub).toMatch(
+      /\[agentloop cleared this result to save context: read .* and 1 image; saved in full to \S+r1\.txt, (\S+r1-image-1\.png)\.\]/,
+    );
+    const saved = /, (\S+r1-image-1\.png)\.\]/.exec(JSON.parse(stub)[0].content)?.[1] as string;
+    expect(readFileSync(saved)).toEqual(readFileSync(join(sandbox.workspace, "shot.png")));
+  });
+
+  it("a resumed session sends the image it recorded, read back from beside the session file", async () => {
+    const sandbox = freshSandbox();
+    const picture = await png(30, 30);
+    writeFileSync(join(sandbox.workspace, "shot.png"), picture);
+    model.script([reply(toolUse("r1", "read", { file_path: "shot.png" })), reply(text("Seen."))]);
+    const options = { env: { ...sandbox.env, ...model.env() }, cwd: sandbox.workspace };
+    expect((await runCli(["-p", "look"], options)).code).toBe(0);
+    model.script([reply(text("Still the same picture."))]);
+    const before = model.requestCount();
+    expect((await runCli(["--continue", "-p", "and now?"], options)).code).toBe(0);
+    const resumed = bodies(model)[before] as Record<string, unknown>;
+    expect(imagesIn("anthropic", resumed)).toEqual([
+      { mediaType: "image/png", data: picture.toString("base64") },
+    ]);
+    expect(model.statuses().slice(before)).toEqual([200]);
+  });
+});
