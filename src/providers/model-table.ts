@@ -107,7 +107,8 @@ function gpt6(cacheRead: number): ModelFacts {
 
 // DeepSeek bills peak and off-peak hours; the peak price is used, so that --max-cost stops
 // early rather than late.
-// DeepSeek's API takes text only: its chat messages have no image parts (api-docs.deepseek.com).
+// DeepSeek's API takes text only; its web app sees images, its API does not (as of August 2026,
+// github.com/esengine/DeepSeek-Reasonix/issues/4820).
 const deepseek = (price: Price): ModelFacts => ({
   contextWindow: 1_000_000,
   maxOutput: 384_000,
