@@ -47,9 +47,14 @@ afterEach(async () => {
 async function exported(session: string): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "agentloop-viewer-page-"));
   writeFileSync(join(dir, "session.jsonl"), session);
+  return exportedFrom(dir, "session.jsonl");
+}
+
+/** Exports the session file `name` of the sessions directory `dir`; returns the page's path. */
+async function exportedFrom(dir: string, name: string): Promise<string> {
   await runViewCommand({
     cwd: dir,
-    sessionId: "session.jsonl",
+    sessionId: name,
     sessionsDir: dir,
     exportPath: "view.html",
     stdout: () => {},
@@ -802,14 +807,7 @@ describe("images in the viewer", () => {
     expect(readFileSync(join(dir, "with-image.jsonl"), "utf8")).not.toContain(
       picture.toString("base64"),
     );
-    await runViewCommand({
-      cwd: dir,
-      sessionId: "with-image.jsonl",
-      sessionsDir: dir,
-      exportPath: "view.html",
-      stdout: () => {},
-    });
-    const page = await open(`file://${join(dir, "view.html")}`);
+    const page = await open(`file://${await exportedFrom(dir, "with-image.jsonl")}`);
     await page.keyboard.press("End");
     const image = page.locator("#conversation .tool-result img.result-image");
     await image.waitFor();

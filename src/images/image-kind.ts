@@ -1,7 +1,7 @@
 // Which image a file holds, from its first bytes (never from its name): the four formats every
-// provider agentloop speaks accepts. Anthropic: "image/jpeg, image/png, image/gif, image/webp"
-// (platform.claude.com/docs/en/build-with-claude/vision); OpenAI's vision guide lists the same
-// four for Chat Completions and the Responses API (developers.openai.com/api/docs/guides/images-vision).
+// provider agentloop speaks accepts: JPEG, PNG, GIF and WebP for Anthropic
+// (platform.claude.com/docs/en/build-with-claude/vision) and the same four for OpenAI's
+// Chat Completions and Responses APIs (docs/images.md says where that is written).
 
 import type { ImageMediaType } from "../core/messages.js";
 

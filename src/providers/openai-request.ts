@@ -78,7 +78,7 @@ function toChatAssistant(message: AssistantMessage): AssistantWithReasoning {
  * Tool results first, each its own message in order; any text the user added comes after.
  * A tool message carries text only, so a result's images follow the turn's tool messages in
  * one user message, each after a line naming its call: user messages take `image_url` parts
- * with base64 data URLs (developers.openai.com/api/docs/guides/images-vision), and a user
+ * with base64 data URLs (the SDK's ImageURL: "the base64 encoded image data"), and a user
  * message may not come between an assistant's tool calls and their tool messages.
  */
 function toChatUser(message: UserMessage): ChatCompletionMessageParam[] {
