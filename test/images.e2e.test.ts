@@ -38,7 +38,10 @@ function imagesIn(protocol: Protocol, body: Record<string, unknown>): Arrived[] 
     found.push({ mediaType, data });
   };
   const walk = (value: unknown): void => {
-    if (Array.isArray(value)) return value.forEach(walk);
+    if (Array.isArray(value)) {
+      for (const item of value) walk(item);
+      return;
+    }
     if (typeof value !== "object" || value === null) return;
     const part = value as Record<string, unknown>;
     if (protocol === "anthropic" && part.type === "image") {
@@ -46,7 +49,7 @@ function imagesIn(protocol: Protocol, body: Record<string, unknown>): Arrived[] 
       found.push({ mediaType: source.media_type, data: source.data });
     } else if (part.type === "image_url") fromUrl((part.image_url as { url: string }).url);
     else if (part.type === "input_image") fromUrl(part.image_url as string);
-    else Object.values(part).forEach(walk);
+    else for (const field of Object.values(part)) walk(field);
   };
   walk(protocol === "responses" ? body.input : body.messages);
   return found;

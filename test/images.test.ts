@@ -111,7 +111,8 @@ describe("images and the rest of the history", () => {
       directory,
     });
     expect(cleared).toHaveLength(1);
-    const stub = (messages[2]?.content as { content: unknown }[])[0]?.content as string;
+    const [result] = (messages[2] as { content: { content: unknown }[] }).content;
+    const stub = result?.content as string;
     expect(stub).toMatch(
       /^\[agentloop cleared this result .* and 1 image; saved in full to \S+r1\.txt, (\S+r1-image-1\.png)\.\]$/,
     );
@@ -153,6 +154,15 @@ describe("prepareImage", () => {
     expect(small.ok && small.prepared.resized).toBeNull();
     const large = await prepareImage(await png(2_400, 600));
     expect(large.ok && large.prepared.resized).toMatchObject({ width: 2_000, height: 500 });
+  });
+
+  it("refuses a large image cut off half way, found while scaling it", async () => {
+    const whole = await png(3_000, 2_000);
+    const checked = await prepareImage(whole.subarray(0, Math.floor(whole.length / 2)));
+    expect(checked).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^it starts like a PNG image but cannot be decoded/),
+    });
   });
 
   it("refuses bytes that start like a PNG and are cut off", async () => {

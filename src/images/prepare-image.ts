@@ -46,32 +46,41 @@ export async function prepareImage(bytes: Buffer): Promise<ImageCheck> {
   const kind = imageKind(bytes);
   if (kind === null) return { ok: false, reason: "it is not a PNG, JPEG, GIF or WebP image" };
   const sharp = await sharpLibrary();
-  let width: number;
-  let height: number;
+  const unreadable = (error: unknown): ImageCheck => ({
+    ok: false,
+    reason: `it starts like a ${kind.format} image but cannot be decoded (${messageOf(error)})`,
+  });
+  let original: PreparedImage["original"];
   try {
-    const metadata = await sharp(bytes).metadata();
-    width = metadata.width;
-    height = metadata.height;
-    // The header can be whole and the pixels cut off or garbled: decode them all once.
-    await sharp(bytes, { failOn: "error" }).raw().toBuffer();
+    const { width, height } = await sharp(bytes).metadata();
+    original = { format: kind.format, width, height, bytes: bytes.length };
   } catch (error) {
-    return {
-      ok: false,
-      reason: `it starts like a ${kind.format} image but cannot be decoded (${messageOf(error)})`,
-    };
+    return unreadable(error);
   }
-  const original = { format: kind.format, width, height, bytes: bytes.length };
-  if (Math.max(width, height) <= MAX_IMAGE_SIDE && bytes.length <= MAX_IMAGE_BYTES) {
-    return { ok: true, prepared: { image: block(kind.mediaType, bytes), original, resized: null } };
-  }
-  for (const encoding of kind.mediaType === "image/jpeg" ? PHOTO : LOSSLESS_FIRST) {
-    const scaled = await encode(sharp, bytes, encoding);
-    if (scaled.data.length > MAX_IMAGE_BYTES) continue;
-    const { info } = scaled;
-    const format = encoding.as === "png" ? "PNG" : "JPEG";
-    const resized = { format, width: info.width, height: info.height, bytes: scaled.data.length };
-    const mediaType = encoding.as === "png" ? "image/png" : "image/jpeg";
-    return { ok: true, prepared: { image: block(mediaType, scaled.data), original, resized } };
+  try {
+    if (
+      Math.max(original.width, original.height) <= MAX_IMAGE_SIDE &&
+      bytes.length <= MAX_IMAGE_BYTES
+    ) {
+      // The header can be whole and the pixels cut off or garbled: decode them all once (at
+      // most 2,000 x 2,000 pixels here; a larger image is decoded by the scaling below).
+      await sharp(bytes, { failOn: "error" }).raw().toBuffer();
+      return {
+        ok: true,
+        prepared: { image: block(kind.mediaType, bytes), original, resized: null },
+      };
+    }
+    for (const encoding of kind.mediaType === "image/jpeg" ? PHOTO : LOSSLESS_FIRST) {
+      const scaled = await encode(sharp, bytes, encoding);
+      if (scaled.data.length > MAX_IMAGE_BYTES) continue;
+      const { info } = scaled;
+      const format = encoding.as === "png" ? "PNG" : "JPEG";
+      const resized = { format, width: info.width, height: info.height, bytes: scaled.data.length };
+      const mediaType = encoding.as === "png" ? "image/png" : "image/jpeg";
+      return { ok: true, prepared: { image: block(mediaType, scaled.data), original, resized } };
+    }
+  } catch (error) {
+    return unreadable(error);
   }
   return {
     ok: false,
@@ -80,7 +89,7 @@ export async function prepareImage(bytes: Buffer): Promise<ImageCheck> {
 }
 
 async function encode(sharp: Sharp, bytes: Buffer, encoding: Encoding) {
-  const scaled = sharp(bytes).autoOrient().resize({
+  const scaled = sharp(bytes, { failOn: "error" }).autoOrient().resize({
     width: encoding.side,
     height: encoding.side,
     fit: "inside",
