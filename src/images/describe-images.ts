@@ -32,7 +32,7 @@ function asText(part: ToolResultPart): ToolResultPart {
   return part.type === "image" ? { type: "text", text: imageNote(part, NOT_SEEN) } : part;
 }
 
-export function hasImage(message: Message): boolean {
+function hasImage(message: Message): boolean {
   if (message.role !== "user" || typeof message.content === "string") return false;
   return message.content.some(
     (block) =>
