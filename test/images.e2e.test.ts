@@ -218,7 +218,9 @@ describe("images on Chat Completions", () => {
       .messages;
     const tail = messages.slice(-3);
     expect(tail.map((message) => message.role)).toEqual(["tool", "tool", "user"]);
-    expect(tail[0]?.content).toMatch(/^a\.png: PNG, 20x10\n\[1 image of this result follow/);
+    expect(tail[0]?.content).toMatch(
+      /^a\.png: PNG, 20x10\n\[the image of this result is in the next user message\]$/,
+    );
     const parts = tail[2]?.content as { type: string; text?: string }[];
     expect(parts.map((part) => part.type)).toEqual(["text", "image_url"]);
     expect(parts[0]?.text).toBe(`Images from tool call ${String(tail[0]?.tool_call_id)}:`);

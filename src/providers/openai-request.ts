@@ -92,10 +92,7 @@ function toChatUser(message: UserMessage): ChatCompletionMessageParam[] {
       continue;
     }
     const images = resultImages(block.content);
-    const note =
-      images.length === 0
-        ? ""
-        : `\n[${plural(images.length, "image")} of this result follow in the next user message]`;
+    const note = images.length === 0 ? "" : `\n${imagesFollow(images.length)}`;
     chat.push({
       role: "tool",
       tool_call_id: block.tool_use_id,
@@ -110,6 +107,12 @@ function toChatUser(message: UserMessage): ChatCompletionMessageParam[] {
   if (pictures.length > 0) chat.push({ role: "user", content: pictures });
   if (texts.length > 0) chat.push({ role: "user", content: joinText(texts) });
   return chat;
+}
+
+function imagesFollow(count: number): string {
+  return count === 1
+    ? "[the image of this result is in the next user message]"
+    : `[the ${plural(count, "image")} of this result are in the next user message]`;
 }
 
 export function dataUrl(image: ImageBlock): string {
