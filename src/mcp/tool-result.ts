@@ -1,8 +1,8 @@
 // Turns what an MCP tool returned into what the model reads: text parts as they are,
 // structured content as JSON when there is no text, resources by their text and URI, images
-// as images (checked and fitted to the APIs' limits like those `read` sends, with a line
-// each in the text), and audio and binary resources as a one-line note. Long text is cut in the middle like
-// bash output, with the whole of it saved to a file named in the result.
+// as images (checked and fitted to the APIs' limits like those `read` sends, with a line each
+// in the text), and audio and binary resources as a one-line note. Long text is cut in the
+// middle like bash output, with the whole of it saved to a file named in the result.
 
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";

@@ -339,10 +339,10 @@ function toWireMessage(message: Message): MessageParam {
 }
 
 /**
- * A tool result's images go inside its `tool_result` as image blocks with a base64 source,
- * the form the Messages API takes there ("content": text and image blocks,
- * platform.claude.com/docs/en/agents-and-tools/tool-use/implement-tool-use). Empty text parts
- * are left out: the API rejects an empty text block.
+ * A tool result's images go inside its `tool_result` as image blocks with a base64 source:
+ * the SDK's ToolResultBlockParam takes `content` as a string or a list of text and image
+ * blocks (among others), the form platform.claude.com/docs/en/build-with-claude/vision
+ * describes for images. Empty text parts are left out: the API rejects an empty text block.
  */
 function toWireUser(message: UserMessage): MessageParam {
   if (typeof message.content === "string") return message as MessageParam;

@@ -107,7 +107,7 @@ async function readForModel(
   }
   try {
     const head = await reader.sniff();
-    if (imageKind(head) !== null || claimsImage(path)) return await readImage(path);
+    if (imageKind(head) !== null || claimsImage(path)) return await readImage(path, size);
     const kind = binaryKind(head);
     if (kind !== null) {
       const type = kind === "" ? "" : `${kind}, `;
@@ -197,8 +197,8 @@ function describeExcerpt(path: string, excerpt: Excerpt, size: number, first: nu
  * APIs' limits). A file that is named like an image or starts like one, and is not a whole
  * image, is an error result: nothing is sent.
  */
-async function readImage(path: string): Promise<ToolOutput> {
-  if ((await stat(path)).size > MAX_IMAGE_FILE_BYTES) {
+async function readImage(path: string, size: number): Promise<ToolOutput> {
+  if (size > MAX_IMAGE_FILE_BYTES) {
     return failure(
       `${path} is over ${count(MAX_IMAGE_FILE_BYTES)} bytes, too large to read as an image.`,
     );
