@@ -16,9 +16,10 @@ const shared = {
   logLevel: "warning",
   define: { AGENTLOOP_VERSION: JSON.stringify(version) },
   // The local model engine loads native binaries from its own package: it stays a package.
-  // BullMQ (the Redis queue of `agentloop batch`) is an optional dependency, found at run time
-  // only by those who use the queue.
-  external: ["node-llama-cpp", "bullmq"],
+  // So does sharp (image decoding), with libvips in its @img/* package. BullMQ (the Redis
+  // queue of `agentloop batch`) is an optional dependency, found at run time only by those
+  // who use the queue.
+  external: ["node-llama-cpp", "bullmq", "sharp"],
   // Bundled CommonJS dependencies call require(); give the ESM bundle one.
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",

@@ -8,7 +8,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 /** The parts, bottom to top; a part may import its own layer and those below it. */
 export const LAYERS = [
   ["core"],
-  ["shell", "transcript", "sandbox"],
+  ["shell", "transcript", "sandbox", "images"],
   ["tools"],
   ["providers", "permissions", "planning", "background"],
   ["compaction", "mcp", "skills"],

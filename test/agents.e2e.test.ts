@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { ANSWER_NOW } from "../src/agents/child-run.js";
-import type { ToolResultBlock, Usage } from "../src/core/messages.js";
+import { resultText, type ToolResultBlock, type Usage } from "../src/core/messages.js";
 import { costOf } from "../src/session/cost.js";
 import { parseSession } from "../src/session/session-file.js";
 import {
@@ -137,10 +137,13 @@ describe.each(["anthropic", "openai", "responses"] as const)(
       return { ...result, events, sandbox, requests, sent };
     }
 
+    /** The parent's tool results, their content as the text the model reads. */
     const parentResults = (events: Event[]) =>
-      events.flatMap((event) =>
-        event.type === "tool_end" ? [event.result as ToolResultBlock] : [],
-      );
+      events.flatMap((event) => {
+        if (event.type !== "tool_end") return [];
+        const result = event.result as ToolResultBlock;
+        return [{ ...result, content: resultText(result.content) }];
+      });
     const childEvents = (events: Event[]) =>
       events.filter((event) => event.type === "subagent") as (Event & {
         parent_tool_use_id: string;

@@ -12,6 +12,7 @@ import {
   type AssistantBlock,
   emptyUsage,
   type Message,
+  resultText,
   type StopReason,
   type ToolResultBlock,
 } from "../src/core/messages.js";
@@ -251,7 +252,7 @@ function checkRequest(request: ModelRequest, firstPrompt: string, thinks: boolea
   // came (trailing whitespace and all); the transcript layer fixes both on the wire.
   const emptyErrors = new Set(
     resultsIn(raw)
-      .filter((block) => block.is_error && block.content.trim() === "")
+      .filter((block) => block.is_error && resultText(block.content).trim() === "")
       .map((block) => block.tool_use_id),
   );
   const { messages: repaired, repairs } = prepareForRequest(raw);
@@ -358,7 +359,7 @@ function createWorld(plan: Plan, observed: Observed, interrupt: () => void) {
       for (const message of request.messages) {
         for (const block of resultsIn([message])) {
           const id = block.tool_use_id;
-          if (!block.content.startsWith(STUB_PREFIX)) seenWhole.add(id);
+          if (!resultText(block.content).startsWith(STUB_PREFIX)) seenWhole.add(id);
           else if (!seenWhole.has(id)) {
             problems.push(`the result of ${id} was cleared before the model saw it`);
           }
@@ -494,7 +495,8 @@ async function runPlan(plan: Plan, observed: Observed): Promise<void> {
     if (added.length > 0) observed.resumedWithAnswers += 1;
     const writer = openSessionWriter(directory, header, { resume: resumeId !== undefined });
     for (const message of added) writer.recordMessage(message);
-    for (const block of resultsIn(added)) produced.set(block.tool_use_id, block.content);
+    for (const block of resultsIn(added))
+      produced.set(block.tool_use_id, resultText(block.content));
     const session = createAgentSession({
       provider: world.provider,
       toolbox: createToolbox([world.tool]),
@@ -522,7 +524,7 @@ async function runPlan(plan: Plan, observed: Observed): Promise<void> {
       if (next.done) return false;
       const event = next.value;
       observed.events.push(event);
-      if (event.type === "tool_end") pending.set(event.call.id, event.result.content);
+      if (event.type === "tool_end") pending.set(event.call.id, resultText(event.result.content));
       if (event.type === "tool_results") {
         // The turn's results, each as its tool returned it, all of them, in one message.
         const results = resultsIn([event.message]);
@@ -604,7 +606,7 @@ function checkEnd(agent: Agent, produced: Map<string, string>, observed: Observe
     if (inFile.has(block.tool_use_id)) {
       observed.problems.push(`the file has two results for ${block.tool_use_id}`);
     }
-    inFile.set(block.tool_use_id, block.content);
+    inFile.set(block.tool_use_id, resultText(block.content));
   }
   for (const [id, content] of produced) {
     const kept = inFile.get(id);
@@ -625,7 +627,7 @@ function checkEnd(agent: Agent, produced: Map<string, string>, observed: Observe
     for (const { tool_use_id: id, stub } of entry.cleared) {
       const path = stub.match(/saved in full to (\S+)\.\]$/)?.[1];
       const originals = resultsIn(context).filter(
-        (block) => block.tool_use_id === id && !block.content.startsWith(STUB_PREFIX),
+        (block) => block.tool_use_id === id && !resultText(block.content).startsWith(STUB_PREFIX),
       );
       if (!stub.startsWith(STUB_PREFIX) || path === undefined) {
         observed.problems.push(`the stub of ${id} names no file: ${stub}`);

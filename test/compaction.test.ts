@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { createCompaction } from "../src/compaction/compaction.js";
 import { ProviderError } from "../src/core/errors.js";
 import type { CompactionEvent, LoopEvent, LoopStop } from "../src/core/events.js";
-import type { Message, ToolResultBlock } from "../src/core/messages.js";
+import { type Message, resultText, type ToolResultBlock } from "../src/core/messages.js";
 import { agentLoop, createLoopState } from "../src/loop.js";
 import type { ModelRequest } from "../src/providers/provider.js";
 import { contextFromEntries } from "../src/session/replay.js";
@@ -146,14 +146,14 @@ describe("compaction", () => {
     const commands = Array.from({ length: 12 }, (_, i) => `${printLines(1, 300)}; exit ${i % 2}`);
     const { turns } = await run(commands, { contextWindow: 8_000 });
     const stubs = resultsIn(turns.at(-1)?.messages ?? []).filter((r) =>
-      r.content.startsWith("[agentloop cleared"),
+      resultText(r.content).startsWith("[agentloop cleared"),
     );
     expect(stubs.length).toBeGreaterThan(3);
     const stub = stubs[1] as ToolResultBlock;
     expect(stub.content).toMatch(
       /^\[agentloop cleared this result to save context: bash `seq 1 300; exit 1` ended with exit code 1; 1,\d{3} characters, 30\d lines; saved in full to (\S+)\.\]$/,
     );
-    const path = stub.content.match(/saved in full to (\S+)\.\]$/)?.[1] as string;
+    const path = resultText(stub.content).match(/saved in full to (\S+)\.\]$/)?.[1] as string;
     expect(readFileSync(path, "utf8")).toMatch(/^1\n2\n3\n[\s\S]*\n300\n\[exit code 1\]$/);
   });
 
@@ -298,7 +298,9 @@ describe("compaction", () => {
     const { state, session } = await run(commands, { contextWindow: 8_000 });
     expect(resultsIn(session.messages)).toHaveLength(20);
     expect(
-      resultsIn(session.messages).every((r) => !r.content.startsWith("[agentloop cleared")),
+      resultsIn(session.messages).every(
+        (r) => !resultText(r.content).startsWith("[agentloop cleared"),
+      ),
     ).toBe(true);
     expect(contextFromEntries(session.entries)).toEqual(state.messages);
   });

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, ProviderError } from "../src/core/errors.js";
 import type { LoopEvent } from "../src/core/events.js";
+import type { ToolResultPart } from "../src/core/messages.js";
 import { agentLoop, createLoopState } from "../src/loop.js";
 import { createLocalProvider, type LocalProvider } from "../src/providers/local.js";
 import type { ModelRequest } from "../src/providers/provider.js";
@@ -115,6 +116,44 @@ describe("the local provider", () => {
     const error = await drain(provider.stream(ask("x".repeat(3_000)))).catch((caught) => caught);
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ kind: "context_too_long", contextWindow: 2048 });
+  });
+
+  it("reads a line where an image was: the same prompt as that line written as text", async () => {
+    const provider = await tinyProvider({ maxContextSize: 2048 });
+    // 6,000 characters of base64 (4,500 bytes): more tokens than the whole context, were they sent.
+    const image = {
+      type: "image" as const,
+      mediaType: "image/png" as const,
+      data: "A".repeat(6_000),
+    };
+    const line = "[image: PNG, 4,500 bytes; not shown: this model does not take images]";
+    const call = {
+      type: "tool_use" as const,
+      id: "r1",
+      name: "read",
+      input: { file_path: "a.png" },
+    };
+    const withResult = (second: ToolResultPart): ModelRequest["messages"] => [
+      { role: "user", content: "Look at a.png." },
+      { role: "assistant", content: [call] },
+      {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: "r1",
+            content: [{ type: "text", text: "a.png: PNG, 8x6" }, second],
+          },
+        ],
+      },
+    ];
+    const promptOf = async (messages: ModelRequest["messages"]) => {
+      const { result } = await drain(provider.stream(ask("", { messages })));
+      return result.usage.input_tokens + result.usage.cache_read_input_tokens;
+    };
+    const seen = await promptOf(withResult(image));
+    expect(seen).toBe(await promptOf(withResult({ type: "text", text: line })));
+    expect(seen).toBeGreaterThan(await promptOf(withResult({ type: "text", text: "" })));
   });
 
   it("with a tool call required, returns a grammar-valid tool_use that the loop runs", async () => {

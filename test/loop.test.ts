@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { LoopEvent, LoopStop } from "../src/core/events.js";
-import type { ToolResultBlock, UserBlock } from "../src/core/messages.js";
+import { resultText, type ToolResultBlock, type UserBlock } from "../src/core/messages.js";
 import type { Notice, NoticeSource } from "../src/core/notices.js";
 import { agentLoop, createLoopState, type LoopState } from "../src/loop.js";
 import { createBashTool } from "../src/tools/bash.js";
@@ -107,7 +107,7 @@ describe("the agent loop", () => {
       { content: [bash("a", "cat no-such-file")] },
       (request) => {
         const last = request.messages.at(-1)?.content as ToolResultBlock[];
-        const sawError = last[0]?.is_error && /No such file/.test(last[0].content);
+        const sawError = last[0]?.is_error && /No such file/.test(resultText(last[0].content));
         return { content: [text(sawError ? "The file is missing." : "I saw nothing")] };
       },
     ]);
@@ -125,7 +125,7 @@ describe("the agent loop", () => {
     ]);
     const results = resultsOf(state, 2);
     expect(results.map((r) => r.tool_use_id)).toEqual(["one", "two", "three"]);
-    expect(results.map((r) => r.content.split("\n")[0])).toEqual(["1", "2", "3"]);
+    expect(results.map((r) => resultText(r.content).split("\n")[0])).toEqual(["1", "2", "3"]);
     expect(state.messages).toHaveLength(4);
   });
 

@@ -160,4 +160,43 @@ describe("the fake server's strict request check", () => {
     ];
     expect(problemWithRequest(request(messages))).toMatch(/must be a JSON object/);
   });
+
+  it("puts a turn's images in one user message after its tool messages, before the user's text", () => {
+    const png = { type: "image" as const, mediaType: "image/png" as const, data: "iVBORw0K" };
+    const messages: Message[] = [
+      { role: "user", content: "look" },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool_use", id: "c1", name: "read", input: {} },
+          { type: "tool_use", id: "c2", name: "read", input: {} },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "c1", content: [note("a.png: PNG, 1x1"), png, png] },
+          result("c2", "plain text"),
+          note("and then?"),
+        ],
+      },
+    ];
+    expect(toChatMessages("", messages).slice(2)).toEqual([
+      {
+        role: "tool",
+        tool_call_id: "c1",
+        content: "a.png: PNG, 1x1\n[the 2 images of this result are in the next user message]",
+      },
+      { role: "tool", tool_call_id: "c2", content: "plain text" },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Images from tool call c1:" },
+          { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0K" } },
+          { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0K" } },
+        ],
+      },
+      { role: "user", content: "and then?" },
+    ]);
+  });
 });

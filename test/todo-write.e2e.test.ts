@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Message, ToolResultBlock } from "../src/core/messages.js";
+import { type Message, resultText, type ToolResultBlock } from "../src/core/messages.js";
 import {
   type FakeModel,
   freshSandbox,
@@ -160,7 +160,9 @@ describe("the todo_write tool", () => {
     );
     return messages.flatMap((message) =>
       typeof message.content !== "string" &&
-      message.content.some((b) => b.type === "tool_result" && b.content.includes(REMINDER))
+      message.content.some(
+        (b) => b.type === "tool_result" && resultText(b.content).includes(REMINDER),
+      )
         ? [Number(message.content.find((b) => b.type === "tool_result")?.tool_use_id.slice(7))]
         : [],
     );

@@ -2,7 +2,9 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import sharp from "sharp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { openSessionWriter, SESSION_FORMAT_VERSION } from "../src/session/session-file.js";
 import { runViewCommand } from "../src/viewer/view-command.js";
 import { launchChromium } from "./support/chromium.js";
 import {
@@ -45,9 +47,14 @@ afterEach(async () => {
 async function exported(session: string): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "agentloop-viewer-page-"));
   writeFileSync(join(dir, "session.jsonl"), session);
+  return exportedFrom(dir, "session.jsonl");
+}
+
+/** Exports the session file `name` of the sessions directory `dir`; returns the page's path. */
+async function exportedFrom(dir: string, name: string): Promise<string> {
   await runViewCommand({
     cwd: dir,
-    sessionId: "session.jsonl",
+    sessionId: name,
     sessionsDir: dir,
     exportPath: "view.html",
     stdout: () => {},
@@ -813,3 +820,58 @@ function linkedIds(nodes: Element[]): string[] {
       node.getAttribute("data-tool-id") ?? `message with ${node.getAttribute("data-tool-ids")}`,
   );
 }
+
+describe("images in the viewer", () => {
+  it("shows an image a tool returned inline, read from beside the session file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "agentloop-viewer-image-"));
+    const header = {
+      type: "session" as const,
+      version: SESSION_FORMAT_VERSION,
+      id: "with-image",
+      cwd: dir,
+      model: "claude-haiku-4-5",
+      provider: "anthropic",
+      startedAt: "2026-12-01T10:00:00.000Z",
+    };
+    const writer = openSessionWriter(dir, header);
+    const red = { width: 40, height: 30, channels: 3 as const, background: "#cc3333" };
+    const picture = await sharp({ create: red }).png().toBuffer();
+    const call = {
+      type: "tool_use" as const,
+      id: "r1",
+      name: "read",
+      input: { file_path: "a.png" },
+    };
+    writer.recordMessage({ role: "user", content: "look at a.png" });
+    writer.recordMessage({ role: "assistant", content: [call] });
+    writer.recordMessage({
+      role: "user",
+      content: [
+        {
+          type: "tool_result",
+          tool_use_id: "r1",
+          content: [
+            { type: "text", text: "a.png: PNG, 40x30" },
+            { type: "image", mediaType: "image/png", data: picture.toString("base64") },
+          ],
+        },
+      ],
+    });
+    writer.recordMessage({ role: "assistant", content: [{ type: "text", text: "A red box." }] });
+    writer.close();
+    expect(readFileSync(join(dir, "with-image.jsonl"), "utf8")).not.toContain(
+      picture.toString("base64"),
+    );
+    const page = await open(`file://${await exportedFrom(dir, "with-image.jsonl")}`);
+    await page.keyboard.press("End");
+    const image = page.locator("#conversation .tool-result img.result-image");
+    await image.waitFor();
+    const size = await image.evaluate((node) => {
+      const img = node as HTMLImageElement;
+      return [img.naturalWidth, img.naturalHeight];
+    });
+    expect(size).toEqual([40, 30]);
+    const body = await page.locator("#conversation .tool-result .body").first().textContent();
+    expect(body).toContain("a.png: PNG, 40x30");
+  });
+});

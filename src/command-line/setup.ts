@@ -25,6 +25,7 @@ import { createPlanMode } from "../planning/plan-mode.js";
 import { createTodoList } from "../planning/todo-list.js";
 import { todosRestated } from "../planning/todos.js";
 import { chooseApi } from "../providers/api-setting.js";
+import { withImageRepair } from "../providers/image-repair.js";
 import { assumedFactsNotice, modelFacts } from "../providers/model-table.js";
 import { type ResolvedProvider, resolveProvider } from "../providers/presets.js";
 import type { Provider } from "../providers/provider.js";
@@ -232,7 +233,10 @@ export async function startSession(
     throw model.status === "rejected" ? model.reason : (compaction as PromiseRejectedResult).reason;
   }
   if (tools.status === "rejected") throw tools.reason;
-  let provider = withAssumedFactsNotice(model.value, resolved, options, onNotice);
+  let provider = withImageRepair(
+    withAssumedFactsNotice(model.value, resolved, options, onNotice),
+    hooks.onRepair,
+  );
   const { toolbox, modes } = tools.value;
   const compactionFor = (sessionId: string) => {
     const contextWindow = contextWindowOf(compaction.value, provider);
@@ -309,7 +313,10 @@ export async function startSession(
     async switchModel(name) {
       const next = resolveModel(name);
       const started = await startProvider(next, where, hooks, await modelSettings);
-      provider = withAssumedFactsNotice(started, next, options, onNotice);
+      provider = withImageRepair(
+        withAssumedFactsNotice(started, next, options, onNotice),
+        hooks.onRepair,
+      );
       current = next;
       await session.switchProvider(provider, compactionFor(session.id));
     },

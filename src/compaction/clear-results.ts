@@ -6,8 +6,18 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ClearedResult } from "../core/events.js";
-import type { Message, ToolResultBlock, ToolUseBlock, UserMessage } from "../core/messages.js";
+import {
+  type Message,
+  resultImages,
+  resultText,
+  type ToolResultBlock,
+  type ToolResultContent,
+  type ToolUseBlock,
+  type UserMessage,
+} from "../core/messages.js";
 import { plural } from "../core/wording.js";
+import { extensionOf } from "../images/image-kind.js";
+import { IMAGE_TOKENS } from "../images/image-limits.js";
 
 /** Every stub starts with this, so a result that is already a stub is not cleared again. */
 export const STUB_PREFIX = "[agentloop cleared this result to save context";
@@ -47,8 +57,10 @@ export function clearOldResults(
     const unseen = messages[index + 1]?.role !== "assistant";
     let changed = false;
     const content = message.content.map((block) => {
-      if (block.type !== "tool_result" || block.content.startsWith(STUB_PREFIX)) return block;
-      const tokens = choice.tokensOf(block.content);
+      if (block.type !== "tool_result" || isStub(block.content)) return block;
+      const tokens =
+        choice.tokensOf(resultText(block.content)) +
+        resultImages(block.content).length * IMAGE_TOKENS;
       if (unseen || (!full && kept + tokens <= choice.keepTokens)) {
         kept += tokens;
         return block;
@@ -96,28 +108,59 @@ function stubFor(
     if (path === null) return null;
     where = `saved in full to ${path}`;
   }
-  const lines = result.content.split("\n").length;
-  const size = `${plural(result.content.length, "character")}, ${plural(lines, "line")}`;
+  const text = resultText(result.content);
+  const lines = text.split("\n").length;
+  const images = resultImages(result.content).length;
+  const pictures = images === 0 ? "" : ` and ${plural(images, "image")}`;
+  const size = `${plural(text.length, "character")}, ${plural(lines, "line")}${pictures}`;
   return `${STUB_PREFIX}: ${describeCall(call)} ${endingOf(result)}; ${size}; ${where}.]`;
 }
 
-/** Writes the content to a new file named after the call (never over an earlier one). */
+/**
+ * Writes the text to a new file named after the call (never over an earlier one), and each
+ * image beside it as a file of its own type. Returns the paths, the text's first.
+ */
 function saveResult(directory: string, result: ToolResultBlock): string | null {
   const name = result.tool_use_id.replace(/[^\w.-]/g, "_");
   try {
     mkdirSync(directory, { recursive: true, mode: 0o700 });
-    for (let copy = 1; ; copy += 1) {
-      const path = join(directory, copy === 1 ? `${name}.txt` : `${name}-${copy}.txt`);
-      try {
-        writeFileSync(path, result.content, { mode: 0o600, flag: "wx" });
-        return path;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      }
-    }
+    const text = saveNew(directory, name, "txt", resultText(result.content));
+    const images = resultImages(result.content).map((image, index) =>
+      saveNew(
+        directory,
+        `${name}-image-${index + 1}`,
+        extensionOf(image.mediaType),
+        Buffer.from(image.data, "base64"),
+      ),
+    );
+    return [text, ...images].join(", ");
   } catch {
     return null;
   }
+}
+
+function saveNew(
+  directory: string,
+  name: string,
+  extension: string,
+  data: string | Buffer,
+): string {
+  for (let copy = 1; ; copy += 1) {
+    const path = join(
+      directory,
+      copy === 1 ? `${name}.${extension}` : `${name}-${copy}.${extension}`,
+    );
+    try {
+      writeFileSync(path, data, { mode: 0o600, flag: "wx" });
+      return path;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+  }
+}
+
+function isStub(content: ToolResultContent): boolean {
+  return typeof content === "string" && content.startsWith(STUB_PREFIX);
 }
 
 function describeCall(call: ToolUseBlock | undefined): string {
@@ -131,7 +174,7 @@ function describeCall(call: ToolUseBlock | undefined): string {
 
 /** How the call ended, from the status line bash writes, else from is_error. */
 function endingOf(result: ToolResultBlock): string {
-  const status = result.content.match(
+  const status = resultText(result.content).match(
     /^\[(exit code -?\d+|killed by signal \w+|timed out after [\d.]+ s|interrupted by the user)/m,
   );
   if (status) return `ended with ${status[1]}`;

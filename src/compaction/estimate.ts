@@ -4,10 +4,16 @@
 
 import type { LoopState } from "../core/loop-state.js";
 import type { Message } from "../core/messages.js";
+import { IMAGE_TOKENS } from "../images/image-limits.js";
 import type { ToolDefinition } from "../providers/provider.js";
 
 /** Tokens per character of JSON before the provider has reported any usage: a cautious guess. */
 const DEFAULT_TOKENS_PER_CHAR = 0.3;
+
+/** An image counts as the characters its tokens are worth at the cautious ratio, not its base64. */
+const IMAGE_STAND_IN = "i".repeat(Math.ceil(IMAGE_TOKENS / DEFAULT_TOKENS_PER_CHAR));
+const withImagesAsTokens = (_key: string, value: unknown) =>
+  (value as { type?: unknown } | null)?.type === "image" ? IMAGE_STAND_IN : value;
 
 export interface RequestText {
   system: string;
@@ -27,7 +33,7 @@ export function createSizeEstimator(): SizeEstimator {
   const charsOf = (message: Message) => {
     let chars = measured.get(message);
     if (chars === undefined) {
-      chars = JSON.stringify(message.content).length;
+      chars = JSON.stringify(message.content, withImagesAsTokens).length;
       measured.set(message, chars);
     }
     return chars;

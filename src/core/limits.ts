@@ -3,7 +3,7 @@
 
 import type { LoopStopReason } from "./events.js";
 import type { LoopState } from "./loop-state.js";
-import type { Message, ToolResultBlock } from "./messages.js";
+import { type Message, type ToolResultBlock, withTextAdded } from "./messages.js";
 
 export interface LimitHit {
   reason: LoopStopReason;
@@ -65,5 +65,8 @@ export function warnAboutRepeats(messages: Message[], results: ToolResultBlock[]
   const repeats = trailingRepeats(messages);
   const last = results.at(-1);
   if (repeats < REPEAT_WARNING_AT || !last) return;
-  last.content += `\n[agentloop: this is the same call ${repeats} times in a row and its result will not change. Try something different: after ${REPEAT_STOP_AT} identical calls the run is stopped.]`;
+  last.content = withTextAdded(
+    last.content,
+    `\n[agentloop: this is the same call ${repeats} times in a row and its result will not change. Try something different: after ${REPEAT_STOP_AT} identical calls the run is stopped.]`,
+  );
 }

@@ -13,10 +13,25 @@ export interface ToolUseBlock {
   input: unknown;
 }
 
+/** The image types every provider agentloop speaks accepts (see docs/images.md). */
+export type ImageMediaType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+
+/** An image a tool returned: the encoded file's bytes in base64, already within the APIs' limits. */
+export interface ImageBlock {
+  type: "image";
+  mediaType: ImageMediaType;
+  data: string;
+}
+
+export type ToolResultPart = TextBlock | ImageBlock;
+
+/** What a tool returned: text, or text and images in the order the tool gave them. */
+export type ToolResultContent = string | ToolResultPart[];
+
 export interface ToolResultBlock {
   type: "tool_result";
   tool_use_id: string;
-  content: string;
+  content: ToolResultContent;
   is_error?: boolean;
 }
 
@@ -131,4 +146,23 @@ export function textOf(message: Message): string {
     .filter((block): block is TextBlock => block.type === "text")
     .map((block) => block.text)
     .join("");
+}
+
+/** A result's text, its parts joined by new lines; images leave no trace in it. */
+export function resultText(content: ToolResultContent): string {
+  if (typeof content === "string") return content;
+  return content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
+}
+
+export function resultImages(content: ToolResultContent): ImageBlock[] {
+  if (typeof content === "string") return [];
+  return content.filter((part): part is ImageBlock => part.type === "image");
+}
+
+/** The content with `more` added at the end of its text (a note for the model). */
+export function withTextAdded(content: ToolResultContent, more: string): ToolResultContent {
+  if (typeof content === "string") return content + more;
+  const last = content.at(-1);
+  if (last?.type === "text") return [...content.slice(0, -1), { ...last, text: last.text + more }];
+  return [...content, { type: "text", text: more.trimStart() }];
 }

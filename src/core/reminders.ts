@@ -2,7 +2,7 @@
 // that keep state across turns (the todo list of src/planning/). The loop calls them after every
 // turn's tools ran; each decides from the history whether it has something to say.
 
-import type { Message, ToolResultBlock } from "./messages.js";
+import { type Message, type ToolResultBlock, withTextAdded } from "./messages.js";
 
 /** `messages` ends with the assistant reply whose results are about to be sent; null: nothing. */
 export type Reminder = (messages: readonly Message[]) => string | null;
@@ -17,6 +17,6 @@ export function addReminders(
   if (!last) return;
   for (const remind of reminders) {
     const note = remind(messages);
-    if (note) last.content += `\n${note}`;
+    if (note) last.content = withTextAdded(last.content, `\n${note}`);
   }
 }

@@ -1,13 +1,16 @@
-// Turns what an MCP tool returned into the text the model reads: text parts as they are,
-// structured content as JSON when there is no text, resources by their text and URI, and
-// images, audio and binary resources as a one-line note. Long text is cut in the middle like
-// bash output, with the whole of it saved to a file named in the result.
+// Turns what an MCP tool returned into what the model reads: text parts as they are,
+// structured content as JSON when there is no text, resources by their text and URI, images
+// as images (checked and fitted to the APIs' limits like those `read` sends, with a line each
+// in the text), and audio and binary resources as a one-line note. Long text is cut in the
+// middle like bash output, with the whole of it saved to a file named in the result.
 
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
+import type { ImageBlock } from "../core/messages.js";
 import { count, plural } from "../core/wording.js";
+import { describePrepared, prepareImage } from "../images/prepare-image.js";
 import { firstChars, lastChars, type Saved, showCut } from "../tools/output-capture.js";
 import { cleanTerminalText } from "../tools/terminal-text.js";
 import { countLines } from "../tools/text-lines.js";
@@ -24,12 +27,34 @@ export interface ResultBounds {
 
 export const DEFAULT_MAX_RESULT_CHARS = 50_000;
 
-export function describeResult(result: CallToolResult, bounds: ResultBounds): ToolOutput {
-  return { content: bounded(resultText(result), bounds), isError: result.isError === true };
+export async function describeResult(
+  result: CallToolResult,
+  bounds: ResultBounds,
+): Promise<ToolOutput> {
+  const images: ImageBlock[] = [];
+  const notes = new Map<ContentBlock, string>();
+  for (const [index, block] of result.content.entries()) {
+    if (block.type !== "image") continue;
+    const checked = await prepareImage(Buffer.from(block.data, "base64"));
+    const name = `image ${index + 1}`;
+    if (checked.ok) images.push(checked.prepared.image);
+    notes.set(
+      block,
+      checked.ok
+        ? `[${describePrepared(name, checked.prepared)}]`
+        : `[${name} (${block.mimeType}) is not sent: ${checked.reason}]`,
+    );
+  }
+  const text = bounded(resultText(result, notes), bounds);
+  return { content: text, ...(images.length > 0 && { images }), isError: result.isError === true };
 }
 
-export function resultText(result: CallToolResult): string {
-  const parts = result.content.map(describeBlock);
+/** The result's text; `notes` stand for the images that were checked (others get a size line). */
+export function resultText(
+  result: CallToolResult,
+  notes: ReadonlyMap<ContentBlock, string> = new Map(),
+): string {
+  const parts = result.content.map((block) => notes.get(block) ?? describeBlock(block));
   const hasText = result.content.some(
     (block) => block.type === "text" || (block.type === "resource" && "text" in block.resource),
   );

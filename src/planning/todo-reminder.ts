@@ -3,7 +3,7 @@
 // read from the history itself (the last todo_write call, the last note), so a resumed session
 // goes on counting where it stopped.
 
-import type { Message } from "../core/messages.js";
+import { type Message, resultText } from "../core/messages.js";
 import type { Reminder } from "../core/reminders.js";
 import type { TodoList } from "./todo-list.js";
 import { hasUnfinished, todosAsText } from "./todos.js";
@@ -26,7 +26,8 @@ function turnsWithoutTodos(messages: readonly Message[]): boolean {
     if (typeof message.content === "string") continue;
     for (const block of message.content) {
       if (block.type === "tool_use" && block.name === "todo_write") return false;
-      if (block.type === "tool_result" && block.content.includes(NOTE_START)) return false;
+      if (block.type === "tool_result" && resultText(block.content).includes(NOTE_START))
+        return false;
     }
     if (message.role === "assistant") replies += 1;
   }

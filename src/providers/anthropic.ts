@@ -12,12 +12,15 @@ import {
   type Tool as AnthropicTool,
   type CacheControlEphemeral,
   type ContentBlockParam,
+  type ImageBlockParam,
   type MessageCreateParamsBase,
   type MessageParam,
   Messages,
+  type TextBlockParam,
 } from "@anthropic-ai/sdk/resources/messages";
 import { ConfigError, ProviderError } from "../core/errors.js";
-import type { AssistantBlock, Message, StopReason } from "../core/messages.js";
+import type { AssistantBlock, Message, StopReason, UserMessage } from "../core/messages.js";
+import { describeImages } from "../images/describe-images.js";
 import { reasoningFor } from "../transcript/reasoning.js";
 import { prepareForRequest } from "../transcript/repair.js";
 import { classifyAnthropicError } from "./anthropic-errors.js";
@@ -27,7 +30,12 @@ import {
   cycleLacksThinking,
   withoutCycleThinking,
 } from "./anthropic-thinking.js";
-import { DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT, modelFacts } from "./model-table.js";
+import {
+  DEFAULT_CONTEXT_WINDOW,
+  DEFAULT_MAX_OUTPUT,
+  modelFacts,
+  seesImages,
+} from "./model-table.js";
 import type {
   ModelReply,
   ModelRequest,
@@ -130,7 +138,8 @@ export function messagesRequestBody(
     thinking?: AnthropicThinking;
   },
 ): MessageCreateParamsBase {
-  const sendable = reasoningFor(request.messages, { model: options.model, protocol: "anthropic" });
+  const seen = seesImages(options.model) ? request.messages : describeImages(request.messages);
+  const sendable = reasoningFor(seen, { model: options.model, protocol: "anthropic" });
   const { messages, repairs } = prepareForRequest(sendable);
   for (const repair of repairs) options.onRepair?.(repair);
   const thinking = options.thinking ?? {};
@@ -325,11 +334,32 @@ function messagesWithBreakpoint(messages: Message[]): MessageParam[] {
  * wrong with it. Thinking blocks are already in the API's shape and go unchanged.
  */
 function toWireMessage(message: Message): MessageParam {
-  if (message.role === "user") return message as MessageParam;
+  if (message.role === "user") return toWireUser(message);
   const content = message.content.some(needsRewriting)
     ? message.content.map(toWireBlock)
     : message.content;
   return { role: "assistant", content: content as ContentBlockParam[] };
+}
+
+/**
+ * A tool result's images go inside its `tool_result` as image blocks with a base64 source:
+ * the SDK's ToolResultBlockParam takes `content` as a string or a list of text and image
+ * blocks (among others), the form platform.claude.com/docs/en/build-with-claude/vision
+ * describes for images. Empty text parts are left out: the API rejects an empty text block.
+ */
+function toWireUser(message: UserMessage): MessageParam {
+  if (typeof message.content === "string") return message as MessageParam;
+  const content = message.content.map((block) => {
+    if (block.type !== "tool_result" || typeof block.content === "string") return block;
+    const parts = block.content.flatMap((part): (TextBlockParam | ImageBlockParam)[] => {
+      if (part.type === "text") return part.text === "" ? [] : [part];
+      return [
+        { type: "image", source: { type: "base64", media_type: part.mediaType, data: part.data } },
+      ];
+    });
+    return { ...block, content: parts };
+  });
+  return { role: "user", content: content as ContentBlockParam[] };
 }
 
 function needsRewriting(block: AssistantBlock): boolean {

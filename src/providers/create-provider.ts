@@ -4,6 +4,7 @@
 
 import { ConfigError } from "../core/errors.js";
 import { createAnthropicProvider } from "./anthropic.js";
+import { withImageRepair } from "./image-repair.js";
 import { createOpenAIProvider } from "./openai.js";
 import { createResponsesProvider } from "./openai-responses.js";
 import type { ResolvedProvider } from "./presets.js";
@@ -13,6 +14,10 @@ import { anthropicOptions, openAIOptions, type ProviderHooks } from "./provider-
 export type { ProviderHooks };
 
 export function createProvider(resolved: ResolvedProvider, hooks: ProviderHooks = {}): Provider {
+  return withImageRepair(protocolProvider(resolved, hooks), hooks.onRepair);
+}
+
+function protocolProvider(resolved: ResolvedProvider, hooks: ProviderHooks): Provider {
   switch (resolved.protocol) {
     case "anthropic":
       return createAnthropicProvider(anthropicOptions(resolved, hooks));

@@ -11,7 +11,7 @@ import type {
   ChatModelResponse,
   GbnfJsonSchema,
 } from "node-llama-cpp";
-import type { Message, ToolResultBlock } from "../core/messages.js";
+import { type Message, resultText, type ToolResultBlock } from "../core/messages.js";
 import type { TemplateLayout } from "./local-chat-wrapper.js";
 import type { ToolDefinition } from "./provider.js";
 
@@ -70,7 +70,7 @@ export function toChatHistory(
           type: "functionCall",
           name: block.name,
           params: block.input,
-          result: result ? resultText(result) : "No result was recorded.",
+          result: result ? resultAsText(result) : "No result was recorded.",
         });
       }
     }
@@ -90,8 +90,10 @@ function userText(message: Message): string {
     : message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n\n");
 }
 
-function resultText(result: ToolResultBlock): string {
-  return result.is_error ? `Error: ${result.content}` : result.content;
+/** Images are already lines of text here: local.ts describes them (images/describe-images.ts). */
+function resultAsText(result: ToolResultBlock): string {
+  const text = resultText(result.content);
+  return result.is_error ? `Error: ${text}` : text;
 }
 
 export function toChatFunctions(tools: readonly ToolDefinition[]): ChatModelFunctions {

@@ -16,6 +16,7 @@ import type {
 import { ConfigError, ProviderError } from "../core/errors.js";
 import { type AssistantBlock, emptyUsage, type StopReason, type Usage } from "../core/messages.js";
 import { plural } from "../core/wording.js";
+import { describeImages } from "../images/describe-images.js";
 import { reasoningFor } from "../transcript/reasoning.js";
 import { prepareForRequest } from "../transcript/repair.js";
 import { lazyCallIdPrefix } from "./call-ids.js";
@@ -113,7 +114,9 @@ export async function createLocalProvider(options: LocalProviderOptions): Promis
       ? `${llama.gpu.toUpperCase()} (${(await llama.getGpuDeviceNames()).join(", ")})`
       : `CPU, ${plural(threads, "thread")}`,
     async *stream(request) {
-      const sendable = reasoningFor(request.messages, { model: options.model, protocol: "local" });
+      // The models run here read text: each image reaches them as one line saying what it was.
+      const seen = describeImages(request.messages);
+      const sendable = reasoningFor(seen, { model: options.model, protocol: "local" });
       const { messages, repairs } = prepareForRequest(sendable);
       for (const repair of repairs) options.onRepair?.(repair);
       const history = toChatHistory(request.system, messages, { layout, thinks });

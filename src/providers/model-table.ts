@@ -37,6 +37,8 @@ export interface ModelFacts {
   effort: boolean;
   /** Where the figures came from. */
   source: string;
+  /** False for a model that reads text only: images reach it as one line each (docs/images.md). */
+  images?: false;
 }
 
 const claudePage = (page: string) => `https://platform.claude.com/docs/en/models/${page}/overview`;
@@ -105,6 +107,8 @@ function gpt6(cacheRead: number): ModelFacts {
 
 // DeepSeek bills peak and off-peak hours; the peak price is used, so that --max-cost stops
 // early rather than late.
+// DeepSeek's API takes text only; its web app sees images, its API does not (as of August 2026,
+// github.com/esengine/DeepSeek-Reasonix/issues/4820).
 const deepseek = (price: Price): ModelFacts => ({
   contextWindow: 1_000_000,
   maxOutput: 384_000,
@@ -112,6 +116,7 @@ const deepseek = (price: Price): ModelFacts => ({
   thinking: "reasoning",
   effort: false,
   source: deepseekPage,
+  images: false,
 });
 
 /** Model names by prefix; the longest matching prefix wins ("claude-sonnet-5-5" over "claude-sonnet-5"). */
@@ -176,4 +181,9 @@ export function modelFacts(model: string): ModelFacts | null {
 export function assumedFactsNotice(model: string): string {
   const window = DEFAULT_CONTEXT_WINDOW.toLocaleString("en-US");
   return `${model} is not in agentloop's model table: its context window is taken as ${window} tokens (--context-window sets it) and its cost is unknown, so --max-cost cannot apply.`;
+}
+
+/** Whether images are sent to `model`: yes unless the table says it reads text only. */
+export function seesImages(model: string): boolean {
+  return modelFacts(model)?.images !== false;
 }

@@ -7,8 +7,10 @@
 import OpenAI from "openai";
 import { ProviderError } from "../core/errors.js";
 import type { Message } from "../core/messages.js";
+import { describeImages } from "../images/describe-images.js";
 import { type ReasoningProtocol, reasoningFor } from "../transcript/reasoning.js";
 import { prepareForRequest, repairReply } from "../transcript/repair.js";
+import { seesImages } from "./model-table.js";
 import { classifyOpenAIError, type ServerContext } from "./openai-errors.js";
 import type { ModelReply, ModelRequest, Provider, StreamEvent } from "./provider.js";
 import { type Attempt, type RetryPolicy, withRetries } from "./retry.js";
@@ -55,7 +57,8 @@ export function createOpenAIFamilyProvider(
     maxOutputTokens: options.maxTokens,
     async *stream(request) {
       const target = { model: options.model, protocol: reasoning };
-      const { messages, repairs } = prepareForRequest(reasoningFor(request.messages, target));
+      const seen = seesImages(options.model) ? request.messages : describeImages(request.messages);
+      const { messages, repairs } = prepareForRequest(reasoningFor(seen, target));
       for (const repair of repairs) options.onRepair?.(repair);
       const attempt = attemptsFor(request, messages);
       return yield* replyWithRetries(attempt, request.messages, request.signal, options, server);

@@ -5,11 +5,21 @@
 
 import type {
   ChatCompletionAssistantMessageParam,
+  ChatCompletionContentPart,
   ChatCompletionFunctionTool,
   ChatCompletionMessageParam,
   ChatCompletionMessageToolCall,
 } from "openai/resources/chat/completions";
-import type { AssistantMessage, Message, TextBlock, UserMessage } from "../core/messages.js";
+import {
+  type AssistantMessage,
+  type ImageBlock,
+  type Message,
+  resultImages,
+  resultText,
+  type TextBlock,
+  type UserMessage,
+} from "../core/messages.js";
+import { plural } from "../core/wording.js";
 import type { ToolDefinition } from "./provider.js";
 
 export function toChatMessages(system: string, messages: Message[]): ChatCompletionMessageParam[] {
@@ -64,17 +74,49 @@ function toChatAssistant(message: AssistantMessage): AssistantWithReasoning {
   };
 }
 
-/** Tool results first, each its own message in order; any text the user added comes after. */
+/**
+ * Tool results first, each its own message in order; any text the user added comes after.
+ * A tool message carries text only, so a result's images follow the turn's tool messages in
+ * one user message, each after a line naming its call: user messages take `image_url` parts
+ * with base64 data URLs (the SDK's ImageURL: "the base64 encoded image data"), and a user
+ * message may not come between an assistant's tool calls and their tool messages.
+ */
 function toChatUser(message: UserMessage): ChatCompletionMessageParam[] {
   if (typeof message.content === "string") return [{ role: "user", content: message.content }];
   const chat: ChatCompletionMessageParam[] = [];
   const texts: TextBlock[] = [];
+  const pictures: ChatCompletionContentPart[] = [];
   for (const block of message.content) {
-    if (block.type === "text") texts.push(block);
-    else chat.push({ role: "tool", tool_call_id: block.tool_use_id, content: block.content });
+    if (block.type === "text") {
+      texts.push(block);
+      continue;
+    }
+    const images = resultImages(block.content);
+    const note = images.length === 0 ? "" : `\n${imagesFollow(images.length)}`;
+    chat.push({
+      role: "tool",
+      tool_call_id: block.tool_use_id,
+      content: resultText(block.content) + note,
+    });
+    if (images.length === 0) continue;
+    pictures.push({ type: "text", text: `Images from tool call ${block.tool_use_id}:` });
+    for (const image of images) {
+      pictures.push({ type: "image_url", image_url: { url: dataUrl(image) } });
+    }
   }
+  if (pictures.length > 0) chat.push({ role: "user", content: pictures });
   if (texts.length > 0) chat.push({ role: "user", content: joinText(texts) });
   return chat;
+}
+
+function imagesFollow(count: number): string {
+  return count === 1
+    ? "[the image of this result is in the next user message]"
+    : `[the ${plural(count, "image")} of this result are in the next user message]`;
+}
+
+export function dataUrl(image: ImageBlock): string {
+  return `data:${image.mediaType};base64,${image.data}`;
 }
 
 /**

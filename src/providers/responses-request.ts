@@ -10,6 +10,7 @@
 import type {
   EasyInputMessage,
   FunctionTool,
+  ResponseFunctionCallOutputItemList,
   ResponseFunctionToolCall,
   ResponseInputItem,
 } from "openai/resources/responses/responses";
@@ -18,9 +19,10 @@ import type {
   AssistantMessage,
   Message,
   TextBlock,
+  ToolResultContent,
   UserMessage,
 } from "../core/messages.js";
-import { argumentsOf, joinText } from "./openai-request.js";
+import { argumentsOf, dataUrl, joinText } from "./openai-request.js";
 import type { ToolDefinition } from "./provider.js";
 
 /**
@@ -113,11 +115,25 @@ function userItems(message: UserMessage): ResponseInputItem[] {
       items.push({
         type: "function_call_output",
         call_id: block.tool_use_id,
-        output: block.content,
+        output: outputOf(block.content),
       });
   }
   if (texts.length > 0) items.push(userText(joinText(texts)));
   return items;
+}
+
+/**
+ * A function call's output may be a list of `input_text` and `input_image` parts (the SDK's
+ * ResponseFunctionCallOutputItemList; an image as a base64 data URL), so images stay with
+ * their call here.
+ */
+function outputOf(content: ToolResultContent): string | ResponseFunctionCallOutputItemList {
+  if (typeof content === "string") return content;
+  return content.map((part) =>
+    part.type === "text"
+      ? { type: "input_text", text: part.text }
+      : { type: "input_image", image_url: dataUrl(part), detail: "auto" },
+  );
 }
 
 function userText(text: string): EasyInputMessage {

@@ -1,7 +1,7 @@
 // Every session is an append-only JSONL transcript: a header line, then one line per message
 // and per loop milestone. Lines are written synchronously as events happen, so each message is
 // on disk before the next request is sent, and appending costs the same however long the
-// session is.
+// session is. Images are files beside it (images/image-store.ts).
 
 import {
   closeSync,
@@ -13,7 +13,7 @@ import {
   readSync,
   writeSync,
 } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import type {
   BackgroundTaskEvent,
   CompactionEvent,
@@ -23,6 +23,7 @@ import type {
 } from "../core/events.js";
 import { type Message, type StopReason, textOf, type Usage } from "../core/messages.js";
 import { stateDirectory } from "../core/state-directory.js";
+import { loadImages, storeImages } from "../images/image-store.js";
 import type { PermissionMode } from "../permissions/policy.js";
 
 export const SESSION_FORMAT_VERSION = 1;
@@ -99,11 +100,12 @@ export function openSessionWriter(
   if (options.resume) endCutOffLine(fd);
   else append(header);
   const at = () => new Date().toISOString();
+  const stored = (message: Message) => storeImages(message, directory, header.id);
 
   return {
     id: header.id,
     path,
-    recordMessage: (message) => append({ type: "message", at: at(), message }),
+    recordMessage: (message) => append({ type: "message", at: at(), message: stored(message) }),
     recordRepair: (description) => append({ type: "repair", at: at(), description }),
     recordMode: (mode) => append({ type: "permission_mode", at: at(), mode }),
     recordEvent(event) {
@@ -115,7 +117,7 @@ export function openSessionWriter(
         }
         case "tool_results":
         case "continuation":
-          append({ type: "message", at: at(), turn: event.turn, message: event.message });
+          append({ type: "message", at: at(), turn: event.turn, message: stored(event.message) });
           return;
         case "turn_end":
           append({
@@ -255,8 +257,15 @@ function compactionProblem(record: { kind?: unknown; cleared?: unknown; messages
   return "the compaction record has no cleared results or summary messages";
 }
 
+/** Reads a session file, with the images it refers to loaded from beside it. */
 export function readSession(path: string): SessionContents {
-  return parseSession(readFileSync(path, "utf8"));
+  const contents = parseSession(readFileSync(path, "utf8"));
+  const directory = dirname(path);
+  const entries = contents.entries.map((entry) =>
+    entry.type === "message" ? { ...entry, message: loadImages(entry.message, directory) } : entry,
+  );
+  const messages = entries.flatMap((entry) => (entry.type === "message" ? [entry.message] : []));
+  return { ...contents, entries, messages };
 }
 
 export interface SessionSummary {
@@ -274,7 +283,8 @@ export interface SessionSummary {
 export function listSessions(directory: string, cwd: string): SessionSummary[] {
   const summaries: SessionSummary[] = [];
   for (const path of sessionFiles(directory)) {
-    const { header, entries, messages } = readSession(path);
+    // The list needs no images: they stay on disk.
+    const { header, entries, messages } = parseSession(readFileSync(path, "utf8"));
     if (!header || header.cwd !== cwd) continue;
     const first = messages.find((message) => message.role === "user");
     summaries.push({

@@ -3,7 +3,7 @@
 // why the loop stopped.
 
 import type { CompactionEvent, LoopEvent } from "../core/events.js";
-import type { ToolUseBlock } from "../core/messages.js";
+import { resultText, type ToolUseBlock } from "../core/messages.js";
 import { count, plural } from "../core/wording.js";
 import type { MarkdownStream } from "./markdown.js";
 import { describeTask } from "./task-line.js";
@@ -98,13 +98,14 @@ export function createRenderer(options: RendererOptions): (event: LoopEvent) => 
         // The list it set is shown in its place, by the todos event that follows.
         if (event.call.name === "todo_write" && !event.result.is_error) return;
         const marker = event.result.is_error ? paint("31", "  ⎿ ") : dim("  ⎿ ");
-        const diff = event.result.is_error ? null : diffLines(event.result.content);
+        const text = resultText(event.result.content);
+        const diff = event.result.is_error ? null : diffLines(text);
         if (diff) {
-          const [summary = ""] = event.result.content.split("\n");
+          const [summary = ""] = text.split("\n");
           const colored = diff.map((line) => paint(DIFF_COLORS[line[0] ?? " "] ?? "2", line));
           const hunks = changeWasShown(event.call) ? "" : `\n    ${colored.join("\n    ")}`;
           options.progress.write(`${marker}${dim(summary)}${hunks}\n`);
-        } else options.progress.write(`${marker}${dim(preview(event.result.content))}\n`);
+        } else options.progress.write(`${marker}${dim(preview(text))}\n`);
         return;
       }
       case "todos":
@@ -117,7 +118,7 @@ export function createRenderer(options: RendererOptions): (event: LoopEvent) => 
           options.progress.write(`    ${paint("36", "⏺")} ${describeCall(child.call)}\n`);
         } else if (child.type === "tool_end") {
           const marker = child.result.is_error ? paint("31", "      ⎿ ") : dim("      ⎿ ");
-          const [first = ""] = child.result.content.split("\n");
+          const [first = ""] = resultText(child.result.content).split("\n");
           options.progress.write(`${marker}${dim(clip(first, PREVIEW_WIDTH))}\n`);
         }
         return;

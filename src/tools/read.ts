@@ -2,12 +2,15 @@
 // in time and memory that do not depend on the file's size (only what is shown, or skipped to
 // reach it, is read: line-reader.ts). What is not text is described instead of dumped: a binary
 // file by its type and size, a directory by its entries, a missing file by the existing names
-// closest to it (closest-names.ts).
+// closest to it (closest-names.ts). An image (PNG, JPEG, GIF, WebP, known by its bytes) is
+// shown to the model as the picture itself, with one line saying what it is.
 
-import { readdir, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { readdir, readFile, stat } from "node:fs/promises";
+import { basename, join } from "node:path";
 import { resolveToolPath } from "../core/tool-path.js";
 import { count, plural } from "../core/wording.js";
+import { imageKind } from "../images/image-kind.js";
+import { describePrepared, prepareImage } from "../images/prepare-image.js";
 import { closestNames } from "./closest-names.js";
 import type { FileReads } from "./file-reads.js";
 import { type Line, LineReader } from "./line-reader.js";
@@ -44,6 +47,7 @@ export function createReadTool(options: ReadOptions): Tool<ReadInput> {
     name: "read",
     description:
       "Read a text file; lines come numbered like `cat -n`. " +
+      "An image file (PNG, JPEG, GIF, WebP) comes as the image itself. " +
       `At most ${count(DEFAULT_READ_LIMIT)} lines or 50 KB per call: read a long file in parts with offset and limit.`,
     inputSchema: {
       type: "object",
@@ -61,7 +65,7 @@ export function createReadTool(options: ReadOptions): Tool<ReadInput> {
     files: (input) => [{ path: input.file_path, change: false }],
     async run(input, context) {
       const output = await readForModel(input, options, context.signal);
-      return { content: redact(output.content), isError: output.isError };
+      return { ...output, content: redact(output.content) };
     },
   };
 }
@@ -102,7 +106,9 @@ async function readForModel(
     return failure(cannotRead(path, error));
   }
   try {
-    const kind = binaryKind(await reader.sniff());
+    const head = await reader.sniff();
+    if (imageKind(head) !== null || claimsImage(path)) return await readImage(path, size);
+    const kind = binaryKind(head);
     if (kind !== null) {
       const type = kind === "" ? "" : `${kind}, `;
       return success(`${path} is a binary file (${type}${count(size)} bytes), so it is not shown.`);
@@ -186,11 +192,33 @@ function describeExcerpt(path: string, excerpt: Excerpt, size: number, first: nu
   return `${lines.join("\n")}\n[${extent}; read on with offset ${count(last + 1)}]`;
 }
 
-// Magic numbers at the start of common binary files.
+/**
+ * An image comes as one line and the picture itself (images/prepare-image.ts fits it to the
+ * APIs' limits). A file that is named like an image or starts like one, and is not a whole
+ * image, is an error result: nothing is sent.
+ */
+async function readImage(path: string, size: number): Promise<ToolOutput> {
+  if (size > MAX_IMAGE_FILE_BYTES) {
+    return failure(
+      `${path} is over ${count(MAX_IMAGE_FILE_BYTES)} bytes, too large to read as an image.`,
+    );
+  }
+  const checked = await prepareImage(await readFile(path));
+  if (!checked.ok) return failure(`${path} is not sent as an image: ${checked.reason}.`);
+  const text = describePrepared(basename(path), checked.prepared);
+  return { content: text, images: [checked.prepared.image], isError: false };
+}
+
+const IMAGE_NAME = /\.(png|jpe?g|gif|webp)$/i;
+/** Decoding reads the whole file into memory: a file larger than this is no screenshot. */
+const MAX_IMAGE_FILE_BYTES = 64 * 1024 * 1024;
+
+function claimsImage(path: string): boolean {
+  return IMAGE_NAME.test(path);
+}
+
+// Magic numbers at the start of common binary files (images are recognised by images/image-kind.ts).
 const MAGIC: { type: string; bytes: Buffer }[] = [
-  { type: "PNG image", bytes: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]) },
-  { type: "JPEG image", bytes: Buffer.from([0xff, 0xd8, 0xff]) },
-  { type: "GIF image", bytes: Buffer.from("GIF8", "latin1") },
   { type: "PDF document", bytes: Buffer.from("%PDF-", "latin1") },
   { type: "ZIP archive", bytes: Buffer.from("PK\x03\x04", "latin1") },
   { type: "gzip archive", bytes: Buffer.from([0x1f, 0x8b]) },

@@ -1,6 +1,7 @@
 // The Tool seam: a tool is a name, a description, a JSON schema for its input and a function.
 // A new tool is one new file in src/tools/ that exports one of these.
 
+import type { ImageBlock } from "../core/messages.js";
 import type { JsonSchemaObject } from "../core/tool-definition.js";
 
 export type { JsonSchemaObject };
@@ -19,6 +20,8 @@ export interface ToolContext {
 
 export interface ToolOutput {
   content: string;
+  /** Pictures the model is shown after the text (the `read` of a PNG, an MCP screenshot). */
+  images?: ImageBlock[];
   isError: boolean;
 }
 

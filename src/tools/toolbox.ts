@@ -2,9 +2,9 @@
 // tool_result: unknown tools, malformed input, denied permission and tool failures all become
 // error results the model can read; nothing here throws at the loop.
 
-import type { ToolResultBlock, ToolUseBlock } from "../core/messages.js";
+import type { ToolResultBlock, ToolResultContent, ToolUseBlock } from "../core/messages.js";
 import type { ToolDefinition } from "../core/tool-definition.js";
-import type { Tool } from "./tool.js";
+import type { Tool, ToolOutput } from "./tool.js";
 
 /** Decides whether a call may run. A denial carries the sentence the model will read. */
 export type PermissionCheck = (
@@ -80,7 +80,7 @@ export function createToolbox(
         return {
           type: "tool_result",
           tool_use_id: call.id,
-          content: output.content,
+          content: resultContent(output),
           is_error: output.isError,
         };
       } catch (error) {
@@ -105,6 +105,12 @@ export function createToolbox(
       await Promise.all(current().map((tool) => tool.dispose?.()));
     },
   };
+}
+
+/** The text alone, or the text and then the images when the tool returned any. */
+function resultContent(output: ToolOutput): ToolResultContent {
+  if (!output.images?.length) return output.content;
+  return [{ type: "text", text: output.content }, ...output.images];
 }
 
 /** Checks the input against the tool's schema: an object, required fields, simple types. */

@@ -10,6 +10,7 @@ import {
   type AssistantMessage,
   hasName,
   type Message,
+  resultText,
   type ToolResultBlock,
   type ToolUseBlock,
   type UserBlock,
@@ -68,7 +69,8 @@ function dropEmptyContent(messages: Message[], repairs: string[]): Message[] {
     const blocks = original
       .filter((block) => block.type !== "text" || block.text.trim() !== "")
       .map((block) => {
-        if (block.type !== "tool_result" || !block.is_error || block.content.trim()) return block;
+        if (block.type !== "tool_result" || !block.is_error || resultText(block.content).trim())
+          return block;
         repairs.push(`Gave the empty error result for tool call ${block.tool_use_id} a text.`);
         return { ...block, content: EMPTY_ERROR };
       });

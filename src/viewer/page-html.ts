@@ -2,6 +2,7 @@
 // all inline, so the same file works served from 127.0.0.1 or opened from disk offline. The
 // header and the notice about unreadable lines are plain HTML, so they show even without
 // the script.
+// Nothing is fetched: images a tool returned are data: URLs inside the timeline (img-src data:).
 
 import type { SessionProblem } from "../session/session-file.js";
 import { viewerStyle } from "./page/style.js";
@@ -20,7 +21,7 @@ export function renderViewerPage(timeline: Timeline, script: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
 <title>${escapeHtml(title)}</title>
 <style>${viewerStyle}</style>
 </head>

@@ -3,6 +3,9 @@
 // call must be answered by a `tool` message before anything else is said, a `tool` message
 // must answer a call that is waiting, and tool definitions and calls must be well formed.
 // Arguments must be a JSON object, as Ollama requires (OpenAI itself only wants a string).
+// A tool message carries text; images come in user messages (fake-image-check.ts checks them).
+
+import { imageProblem, splitDataUrl } from "./fake-image-check.js";
 
 interface ChatMessage {
   role?: unknown;
@@ -71,11 +74,19 @@ function problemWithMessages(messages: ChatMessage[]): string | null {
     switch (message.role) {
       case "system":
       case "developer":
-      case "user":
         if (typeof message.content !== "string" && !Array.isArray(message.content)) {
           return `${where}.content must be a string or an array of parts`;
         }
         break;
+      case "user": {
+        if (typeof message.content === "string") break;
+        if (!Array.isArray(message.content)) {
+          return `${where}.content must be a string or an array of parts`;
+        }
+        const problem = problemWithUserParts(message.content, where);
+        if (problem) return problem;
+        break;
+      }
       case "assistant": {
         const calls = message.tool_calls;
         if (calls !== undefined && (!Array.isArray(calls) || calls.length === 0)) {
@@ -107,6 +118,26 @@ function problemWithMessages(messages: ChatMessage[]): string | null {
   }
   if (waiting.size > 0) {
     return unanswered(waiting);
+  }
+  return null;
+}
+
+/** A user message's parts: text, and images as `image_url` data URLs the server can decode. */
+function problemWithUserParts(parts: unknown[], where: string): string | null {
+  for (const [index, part] of (
+    parts as { type?: unknown; text?: unknown; image_url?: { url?: unknown } }[]
+  ).entries()) {
+    const path = `${where}.content[${index}]`;
+    if (part.type === "text") {
+      if (typeof part.text !== "string") return `${path}.text must be a string`;
+      continue;
+    }
+    if (part.type !== "image_url")
+      return `${path}.type: unknown content part type ${JSON.stringify(part.type)}`;
+    const image = splitDataUrl(part.image_url?.url);
+    if (!image) return `${path}.image_url.url: expected a base64-encoded data URL`;
+    const problem = imageProblem(image.mediaType, image.data);
+    if (problem) return `Invalid image in ${path}: ${problem}`;
   }
   return null;
 }

@@ -1,6 +1,9 @@
 // The checks the real Messages API makes on a request body, with messages worded like its
-// 400 invalid_request_error answers. The fake server rejects what the real API would reject,
-// so a test passing against the fake is evidence about the real thing.
+// 400 invalid_request_error answers (images in tool results too: fake-image-check.ts). The
+// fake server rejects what the real API would reject, so a test passing against the fake is
+// evidence about the real thing.
+
+import { imageProblem } from "./fake-image-check.js";
 
 interface Block {
   type?: unknown;
@@ -183,6 +186,33 @@ function checkUser(message: Message, index: number, previous: Message | undefine
     if (block.is_error === true && (block.content === "" || block.content === undefined)) {
       return `${where}.tool_result: content cannot be empty if \`is_error\` is true`;
     }
+    const contentProblem = problemWithResultContent(block.content, where);
+    if (contentProblem) return contentProblem;
+  }
+  return null;
+}
+
+/** A tool_result's content: a string, or text and image blocks (base64 sources checked). */
+function problemWithResultContent(content: unknown, where: string): string | null {
+  if (typeof content === "string" || content === undefined) return null;
+  if (!Array.isArray(content)) return `${where}.tool_result.content: Input should be a valid list`;
+  for (const [index, part] of (content as Block[]).entries()) {
+    const path = `${where}.tool_result.content.${index}`;
+    if (part.type === "text") {
+      if (typeof part.text !== "string" || part.text === "") {
+        return `${path}.text: text content blocks must be non-empty`;
+      }
+      continue;
+    }
+    if (part.type !== "image") {
+      return `${path}.type: Input tag '${String(part.type)}' found using 'type' does not match any of the expected tags`;
+    }
+    const source = (part as { source?: unknown }).source as
+      | { type?: unknown; media_type?: unknown; data?: unknown }
+      | undefined;
+    if (source?.type !== "base64") return `${path}.image.source.type: Input should be 'base64'`;
+    const problem = imageProblem(source.media_type, source.data);
+    if (problem) return `${path}.image.source.base64: ${problem}`;
   }
   return null;
 }

@@ -5,6 +5,7 @@
 // an item; an item the fake sent with a reasoning item never comes back without it; tools and
 // items are well formed.
 
+import { imageProblem, splitDataUrl } from "./fake-image-check.js";
 import type { ReasoningRegistry } from "./fake-openai-responses.js";
 
 interface InputItem {
@@ -136,7 +137,7 @@ function problemWithItem(
       if (typeof item.output !== "string" && !Array.isArray(item.output)) {
         return at(`${where}.output`, "Invalid type for 'output': expected a string or an array.");
       }
-      return null;
+      return typeof item.output === "string" ? null : problemWithOutputParts(item.output, where);
     case "reasoning":
       return problemWithReasoning(item, where, next, model, registry);
     default:
@@ -190,6 +191,28 @@ function withoutItsReasoning(
     "input",
     `Item '${item.id}' of type '${type}' was provided without its required 'reasoning' item: '${reasoning}'.`,
   );
+}
+
+/** A function call's output as a list: input_text and input_image parts, images as data URLs. */
+function problemWithOutputParts(parts: unknown[], where: string): Problem | null {
+  for (const [index, part] of (
+    parts as { type?: unknown; text?: unknown; image_url?: unknown }[]
+  ).entries()) {
+    const path = `${where}.output[${index}]`;
+    if (part.type === "input_text") {
+      if (typeof part.text !== "string")
+        return at(`${path}.text`, "Invalid type for 'text': expected a string.");
+      continue;
+    }
+    if (part.type !== "input_image")
+      return at(`${path}.type`, `Invalid value: '${String(part.type)}'.`);
+    const image = splitDataUrl(part.image_url);
+    if (!image)
+      return at(`${path}.image_url`, "Invalid image_url: expected a base64-encoded data URL.");
+    const problem = imageProblem(image.mediaType, image.data);
+    if (problem) return at(`${path}.image_url`, `Invalid image: ${problem}.`);
+  }
+  return null;
 }
 
 function at(param: string | null, message: string): Problem {

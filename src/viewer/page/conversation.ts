@@ -5,7 +5,15 @@
 // the results before it keep their full text here, though later requests sent stubs or a summary.
 // An agent call's result holds the child's run, folded: opened, its messages one by one.
 
-import type { Message, ToolResultBlock, ToolUseBlock } from "../../core/messages.js";
+import {
+  type ImageBlock,
+  type Message,
+  resultImages,
+  resultText,
+  type ToolResultBlock,
+  type ToolResultPart,
+  type ToolUseBlock,
+} from "../../core/messages.js";
 import { isKnownBlock } from "../known-block.js";
 import type { SubagentRun } from "../subagent-runs.js";
 import type { ConversationItem } from "../timeline.js";
@@ -104,6 +112,7 @@ function renderToolCall(call: ToolUseBlock): HTMLElement {
 
 function renderToolResult(result: ToolResultBlock, run: SubagentRun | undefined): HTMLElement {
   const content = contentText(result.content);
+  const images = Array.isArray(result.content) ? resultImages(result.content).map(renderImage) : [];
   const status = [result.is_error ? "error" : "ok", resultEnding(content)]
     .filter(Boolean)
     .join(" · ");
@@ -113,7 +122,10 @@ function renderToolResult(result: ToolResultBlock, run: SubagentRun | undefined)
       element("code", {}, [result.tool_use_id]),
       element("span", { className: "status" }, [status]),
     ]),
-    element("div", { className: "body" }, [renderDiffResult(content) ?? foldedText(content)]),
+    element("div", { className: "body" }, [
+      renderDiffResult(content) ?? foldedText(content),
+      ...images,
+    ]),
     ...(run ? [renderSubagentRun(run)] : []),
   ]);
   card.dataset.toolId = result.tool_use_id;
@@ -137,13 +149,28 @@ function renderSubagentRun(run: SubagentRun): HTMLElement {
   return details;
 }
 
+/** An image a tool returned, shown inline as the model saw it. */
+function renderImage(image: ImageBlock): HTMLImageElement {
+  return element("img", {
+    className: "result-image",
+    src: `data:${image.mediaType};base64,${image.data}`,
+    alt: `${image.mediaType} image from the tool`,
+  });
+}
+
 /** A bash call's command, or any other call's input as JSON. */
 function commandText(input: unknown): string {
   const command = (input as { command?: unknown } | null)?.command;
   return typeof command === "string" ? command : (JSON.stringify(input, null, 2) ?? "");
 }
 
-// Sessions written by other tools may carry content blocks where agentloop writes a string.
+// agentloop writes text, or text and image parts; sessions written by other tools may carry
+// other blocks, shown as JSON.
 function contentText(content: unknown): string {
-  return typeof content === "string" ? content : (JSON.stringify(content, null, 2) ?? "");
+  if (typeof content === "string") return content;
+  const parts = Array.isArray(content) ? (content as { type?: unknown }[]) : [];
+  if (parts.length > 0 && parts.every((part) => part.type === "text" || part.type === "image")) {
+    return resultText(parts as ToolResultPart[]);
+  }
+  return JSON.stringify(content, null, 2) ?? "";
 }

@@ -85,6 +85,7 @@ main { flex: 1; min-height: 0; display: grid; grid-template-columns: 1fr 1fr; ga
 .tool-result.error .status { color: var(--error-edge); }
 details.subagent > summary { cursor: pointer; margin-top: 6px; font-weight: 600; }
 .subagent-run { margin: 6px 0 0 12px; padding-left: 10px; border-left: 2px solid var(--ok-edge); }
+.result-image { display: block; max-width: 100%; max-height: 480px; margin-top: 6px; border: 1px solid var(--ok-edge); }
 .marker { padding: 6px 10px; border-radius: 8px; border: 1px dashed var(--border); color: var(--muted); font-size: 12.5px; }
 .marker.failed { border-color: var(--error-edge); color: var(--error-edge); background: var(--error); }
 /* A compaction is a boundary across the conversation: requests after it send another history. */
