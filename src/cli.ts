@@ -150,9 +150,17 @@ function fail(error: unknown): number {
 }
 
 endWithParent(process.env);
-main(process.argv.slice(2)).then((code) => {
+main(process.argv.slice(2)).then(async (code) => {
   process.exitCode = code;
+  // A pipe that its reader has not emptied holds the end of the output in Node's buffer, which
+  // process.exit would drop: a stream-json consumer would get a cut line. Exit once it is out.
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
   // Background children of bash commands are ended by the toolbox; nothing else may keep
   // the process alive once the session has closed.
   setImmediate(() => process.exit(code));
 });
+
+/** Resolves when everything written to the stream so far has been handed to the system. */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => stream.write("", () => resolve()));
+}
