@@ -11,7 +11,7 @@ export const LAYERS = [
   ["shell", "transcript", "sandbox"],
   ["tools"],
   ["providers", "permissions", "planning"],
-  ["compaction", "mcp"],
+  ["compaction", "mcp", "hooks"],
   ["loop"],
   ["session"],
   ["terminal", "viewer"],

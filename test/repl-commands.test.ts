@@ -70,6 +70,7 @@ describe("the command table", () => {
       "/sessions",
       "/resume",
       "/permissions",
+      "/hooks",
       "/export",
       "/exit",
     ]);

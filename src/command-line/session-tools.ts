@@ -30,7 +30,7 @@ import { createFileReads } from "../tools/file-reads.js";
 import { createReadTool } from "../tools/read.js";
 import type { Tool } from "../tools/tool.js";
 import { chooseToolNames, type ToolName } from "../tools/tool-set.js";
-import { createToolbox, type Toolbox } from "../tools/toolbox.js";
+import { createToolbox, type Toolbox, type ToolCallHooks } from "../tools/toolbox.js";
 import { createWriteTool } from "../tools/write.js";
 import type { RunOptions } from "./config.js";
 
@@ -48,6 +48,8 @@ export interface ToolSetup {
   keyVariable: string | null;
   /** The session's plan, which the todo_write tool replaces. */
   todos: TodoList;
+  /** The user's PreToolUse and PostToolUse hooks (src/hooks/), when any run. */
+  toolHooks?: ToolCallHooks;
   /** The session runs a local model, which gets todo_write by default. */
   localModel: boolean;
   /** One sentence for the user before the session starts (an MCP server that did not start). */
@@ -155,11 +157,15 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
     return all;
   };
   let startUpOver: Promise<void> | undefined;
-  const toolbox = createToolbox(currentTools, async (call, tool) => {
-    startUpOver ??= afterStartUp();
-    await startUpOver;
-    return checkPermission(call, tool);
-  });
+  const toolbox = createToolbox(
+    currentTools,
+    async (call, tool, hint) => {
+      startUpOver ??= afterStartUp();
+      await startUpOver;
+      return checkPermission(call, tool, hint);
+    },
+    setup.toolHooks,
+  );
   // Not a spread copy: `definitions` is a getter, read anew each turn.
   const disposeTools = toolbox.dispose;
   toolbox.dispose = async () => {

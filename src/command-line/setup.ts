@@ -11,6 +11,7 @@ import type { Message } from "../core/messages.js";
 import { stateDirectory } from "../core/state-directory.js";
 import type { TodoItem } from "../core/todo-item.js";
 import { count } from "../core/wording.js";
+import { type PreparedHooks, prepareHooks } from "../hooks/prepare.js";
 import {
   defaultPermissionMode,
   loadPermissionRules,
@@ -41,6 +42,7 @@ import {
   sessionsDirectory,
 } from "../session/session-file.js";
 import { buildSystemPrompt } from "../session/system-prompt.js";
+import { terminalHooksAsk } from "../terminal/mcp-ask.js";
 import type { RunOptions } from "./config.js";
 import { createSessionTools } from "./session-tools.js";
 
@@ -62,6 +64,8 @@ export interface SessionControls {
   readonly mode: PermissionMode;
   /** The allow, ask and deny rules of the settings files, read again now. */
   permissionRules(): Promise<PermissionRules>;
+  /** The hooks in force and the project's skipped ones, as read at start (the REPL's /hooks). */
+  readonly hooks: Pick<PreparedHooks, "running" | "skipped">;
   /** Goes on in a new session file, or in session `id` resumed as --resume does. */
   switchSession(id: string | undefined): { sessionPath: string; notices: string[] };
   /** The following requests go to model `name` of the same provider, made as at start-up. */
@@ -116,6 +120,16 @@ export async function startSession(
       "permission mode yolo: commands run without a sandbox and without asking. Deny rules still apply.",
     );
   }
+  // Before the tools: a project's hooks may need a question answered, and the toolbox runs them.
+  const userHooks = await prepareHooks({
+    workspace: options.cwd,
+    env: userEnv,
+    permissionMode: mode,
+    session: () => ({ id: writer.id, transcriptPath: writer.path }),
+    ask: io.readline && mode === "ask" ? terminalHooksAsk(io.readline) : undefined,
+    onNotice: (sentence) => notices.push(sentence),
+    onRunNotice: (sentence) => onNotice(sentence),
+  });
   const thinkingChoice = chooseThinking({
     effort: options.effort,
     thinking: options.thinking,
@@ -151,6 +165,7 @@ export async function startSession(
       holdProgress: io.holdProgress,
       keyVariable: resolved.apiKeyEnv,
       todos,
+      toolHooks: userHooks.toolHooks,
       localModel: resolved.protocol === "local",
       onNotice: (sentence) => notices.push(sentence),
     }),
@@ -172,6 +187,7 @@ export async function startSession(
       outputReserve: provider.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVE,
       resultsDirectory: join(directory, sessionId, "tool-results"),
       restate: () => todosRestated(todos.items()),
+      beforeSummary: userHooks.sessionHooks?.beforeCompact,
     });
   };
   if (provider.device) {
@@ -188,12 +204,15 @@ export async function startSession(
     messages: file.messages,
     compaction: compactionFor(writer.id),
     todos,
+    hooks: userHooks.sessionHooks,
+    onNotice,
   });
   // What a new session's header names: the model of the latest /model.
   let current = resolved;
   const controls: SessionControls = {
     provider: resolved.preset,
     mode,
+    hooks: userHooks,
     permissionRules: () => loadPermissionRules({ workspace: options.cwd, env: userEnv }),
     switchSession(id) {
       const next = openSessionFile(directory, options.cwd, current, id ? { id } : undefined);

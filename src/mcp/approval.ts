@@ -153,18 +153,23 @@ async function noticeProjectAllowance(context: McpApprovalContext): Promise<void
   }
 }
 
-interface Answer {
-  /** definitionHash of the server's configuration when the user answered. */
+/** What the user answered about a definition from the repository (a server, the hooks of a file). */
+export interface Answer {
+  /** The hash of the definition when the user answered. */
   definition: string;
   approved: boolean;
 }
 
-async function projectKey(workspace: string): Promise<string> {
+/** Answers are remembered per project, under its real path. */
+export async function projectKey(workspace: string): Promise<string> {
   return realpath(workspace).catch(() => resolve(workspace));
 }
 
 /** The remembered answers for one project; an entry in any other shape counts as none. */
-function answersFor(state: Record<string, unknown>, project: string): Record<string, Answer> {
+export function answersFor(
+  state: Record<string, unknown>,
+  project: string,
+): Record<string, Answer> {
   const projects = isRecord(state.projects) ? state.projects : {};
   const answers = isRecord(projects[project]) ? projects[project] : {};
   const valid: Record<string, Answer> = {};
@@ -181,7 +186,7 @@ function answersFor(state: Record<string, unknown>, project: string): Record<str
 }
 
 /** Re-reads the file before writing, so answers given in another session at once are kept. */
-async function rememberAnswer(
+export async function rememberAnswer(
   file: string,
   project: string,
   name: string,

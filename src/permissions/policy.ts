@@ -10,7 +10,7 @@ import { ConfigError } from "../core/errors.js";
 import type { ToolUseBlock } from "../core/messages.js";
 import { initShellParser, isShellParserReady } from "../shell/parse.js";
 import type { Tool } from "../tools/tool.js";
-import type { PermissionCheck } from "../tools/toolbox.js";
+import type { PermissionCheck, PermissionHint } from "../tools/toolbox.js";
 import { classifyCommand, type Decision, isReadOnlyScript } from "./classify.js";
 import { judgeFileAccess } from "./file-access.js";
 import { type PermissionRules, rememberAllowRules, ruleForTool, toolRule } from "./rules.js";
@@ -92,8 +92,8 @@ export function createPermissionCheck(settings: PermissionOptions): PermissionCh
   const privateTmp = sandboxFor(mode) !== null && !seatbelt;
   const scratch = [...(settings.scratch ?? []), ...(privateTmp ? ["/tmp"] : [])];
   const options = { ...settings, scratch, temporary: seatbelt ? [] : [tmpdir()] };
-  return async (call, tool) => {
-    const judged = await judge(call, tool, options);
+  return async (call, tool, hint) => {
+    const judged = withHint(await judge(call, tool, options), hint, mode);
     if (judged.verdict === "allow") return { allowed: true };
     if (judged.verdict === "deny")
       return { allowed: false, reason: `Permission denied: ${judged.reason}.` };
@@ -147,6 +147,23 @@ export function createPermissionCheck(settings: PermissionOptions): PermissionCh
       typeof answer === "object" && answer.no.trim() ? ` They said: "${answer.no.trim()}"` : "";
     return { allowed: false, reason: `The user declined to run this.${said}` };
   }
+}
+
+/**
+ * A PreToolUse hook's answer: "allow" skips the question of mode ask, and only that: deny rules,
+ * the built-in deny list, the sandbox and the refusals of the modes that never ask still hold.
+ * "ask" asks about a call that would not be asked about (and so is refused where none is asked).
+ */
+function withHint(
+  judged: Decision,
+  hint: PermissionHint | undefined,
+  mode: PermissionMode,
+): Decision {
+  const skipsQuestion = judged.verdict === "ask" && mode === "ask";
+  if (skipsQuestion && hint?.decision === "allow") return { verdict: "allow", reason: "" };
+  if (judged.verdict !== "allow" || hint?.decision !== "ask") return judged;
+  const reason = `a PreToolUse hook asks for approval${hint.reason ? ` (${hint.reason})` : ""}`;
+  return { verdict: "ask", reason, flagged: true, rules: [] };
 }
 
 function refuseOrSandbox(

@@ -14,6 +14,7 @@ import {
 } from "../core/messages.js";
 import type { Reminder } from "../core/reminders.js";
 import type { TodoItem } from "../core/todo-item.js";
+import type { SessionHooks, SessionStartSource } from "../hooks/session-hooks.js";
 import { agentLoop, createLoopState, type LoopState } from "../loop.js";
 import type { TodoList } from "../planning/todo-list.js";
 import { todoReminder } from "../planning/todo-reminder.js";
@@ -35,6 +36,10 @@ export interface AgentSessionOptions {
   compaction?: Compaction;
   /** The model's plan, kept by the todo_write tool: announced as it changes, and reminded of. */
   todos?: TodoList;
+  /** The user's hooks at the session's steps (src/hooks/); their runs are recorded and announced. */
+  hooks?: SessionHooks;
+  /** Where a hook run that ends the session (SessionEnd) reports a failure. */
+  onNotice?: (sentence: string) => void;
 }
 
 export interface AgentSession {
@@ -74,8 +79,15 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
   let cost: number | null = 0;
   const limits: Limit[] = [repeatedCallLimit];
   if (options.maxCostUsd !== undefined) limits.push(maxCostLimit(options.maxCostUsd, () => cost));
-  const { todos } = options;
+  const { todos, hooks } = options;
   const reminders: Reminder[] = todos ? [todoReminder(todos)] : [];
+  // SessionStart runs at once; what it gives the model goes with the next prompt.
+  const ending = new AbortController();
+  let started: Promise<string[]> | null = null;
+  const startHooks = (source: SessionStartSource) => {
+    started = hooks ? hooks.sessionStart(source, ending.signal) : null;
+  };
+  startHooks(state.messages.length > 0 ? "resume" : "startup");
 
   const parts = (signal: AbortSignal) => ({
     provider,
@@ -83,10 +95,28 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
     tools: options.toolbox.definitions,
     signal,
   });
+  /** The hooks that ran since the last event, recorded and announced in their turn. */
+  function* hookRuns(): Generator<LoopEvent> {
+    for (const run of hooks?.takeRuns() ?? []) {
+      writer.recordEvent(run);
+      yield run;
+    }
+  }
+  /** SessionStart's context, then UserPromptSubmit's; or the reason the prompt is not sent. */
+  async function beforePrompt(prompt: string, signal: AbortSignal) {
+    if (!hooks) return { context: [] };
+    const fromStart = (await started) ?? [];
+    const submitted = await hooks.promptSubmitted(prompt, signal);
+    if ("block" in submitted) return submitted;
+    started = null;
+    return { context: [...fromStart, ...submitted.context] };
+  }
   /** Every event is on disk, and its tokens counted, before the next one is produced. */
   async function* recorded<Result>(events: AsyncGenerator<LoopEvent, Result>) {
     while (true) {
       const step = await events.next();
+      // The hooks that ran while this step was made come before it.
+      yield* hookRuns();
       if (step.done) return step.value;
       const event = step.value;
       writer.recordEvent(event);
@@ -100,6 +130,7 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
       // A tool that ran may have replaced the plan: every consumer learns it from the stream.
       const changed = event.type === "tool_end" ? todos?.takeChange() : null;
       if (changed) yield { type: "todos", todos: changed } satisfies LoopEvent;
+      if (event.type === "compaction" && event.kind === "summary") startHooks("compact");
     }
   }
 
@@ -117,7 +148,10 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
     cost: () => cost,
     todos: () => todos?.items() ?? [],
     async *runPrompt(prompt, signal) {
-      const message: UserMessage = { role: "user", content: prompt };
+      const said = await beforePrompt(prompt, signal);
+      yield* hookRuns();
+      if ("block" in said) return yield* recorded(promptBlocked(said.block));
+      const message: UserMessage = { role: "user", content: withHookContext(prompt, said.context) };
       state.messages.push(message);
       writer.recordMessage(message);
       return yield* recorded(
@@ -130,6 +164,7 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
           limits,
           compaction,
           reminders,
+          beforeStop: hooks?.stopCheck(),
         }),
       );
     },
@@ -148,6 +183,7 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
       state = createLoopState(next.messages);
       usage = emptyUsage();
       cost = 0;
+      startHooks(next.messages.length > 0 ? "resume" : "clear");
     },
     async switchProvider(next, nextCompaction) {
       const previous = provider;
@@ -156,9 +192,42 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
       await previous.dispose?.();
     },
     async close() {
+      if (hooks) {
+        await hooks.sessionEnd(ending.signal);
+        // No one reads events any more: a failure is told on stderr.
+        for (const run of hooks.takeRuns()) {
+          writer.recordEvent(run);
+          if (run.decision !== "error") continue;
+          options.onNotice?.(`the ${run.event} hook "${run.command}" failed: ${run.reason}`);
+        }
+      }
+      ending.abort();
       await options.toolbox.dispose();
       await provider.dispose?.();
       writer.close();
     },
   };
+}
+
+/** The prompt as the model reads it: with what the hooks gave it, after it, when they gave any. */
+function withHookContext(prompt: string, context: string[]): UserMessage["content"] {
+  if (context.length === 0) return prompt;
+  return [
+    { type: "text", text: prompt },
+    { type: "text", text: `[agentloop: context from the user's hooks]\n${context.join("\n\n")}` },
+  ];
+}
+
+/** A UserPromptSubmit hook blocked the prompt: it is not sent, nor added to the history. */
+async function* promptBlocked(reason: string): AsyncGenerator<LoopEvent, LoopStop> {
+  const detail = `A UserPromptSubmit hook blocked the prompt, which was not sent: ${reason}`;
+  const stop: LoopStop = {
+    type: "stop",
+    reason: "error",
+    detail,
+    finalText: "",
+    error: new Error(detail),
+  };
+  yield stop;
+  return stop;
 }

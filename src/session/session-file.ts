@@ -16,6 +16,7 @@ import {
 import { join } from "node:path";
 import type {
   CompactionEvent,
+  HookRunEvent,
   LoopEvent,
   LoopStopReason,
   TransitionReason,
@@ -49,7 +50,9 @@ export type SessionEntry =
   | { type: "stop"; at: string; reason: LoopStopReason; detail: string }
   | { type: "repair"; at: string; description: string }
   /** The history was compacted; the messages before it stay in the file, untouched. */
-  | (CompactionEvent & { at: string });
+  | (CompactionEvent & { at: string })
+  /** One of the user's hooks ran (src/hooks/). */
+  | (HookRunEvent & { at: string });
 
 export function sessionsDirectory(env: NodeJS.ProcessEnv = process.env): string {
   return join(stateDirectory(env), "sessions");
@@ -111,6 +114,7 @@ export function openSessionWriter(
           append({ type: "stop", at: at(), reason: event.reason, detail: event.detail });
           return;
         case "compaction":
+        case "hook":
           append({ ...event, at: at() });
           return;
         case "turn_start":
@@ -201,6 +205,7 @@ function shapeProblem(value: unknown, lineNumber: number): string | null {
     case "turn_end":
     case "stop":
     case "repair":
+    case "hook":
       return null;
     case "compaction":
       return compactionProblem(record);

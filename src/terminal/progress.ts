@@ -167,8 +167,9 @@ function next(phase: Phase, event: LoopEvent, at: number, streamText: boolean): 
       const running = phase.running.filter((id) => id !== event.call.id);
       return running.length > 0 ? { ...phase, running } : IDLE;
     }
-    // The list follows its tool's end and changes nothing that is awaited.
+    // The list follows its tool's end and changes nothing that is awaited; so does a hook's run.
     case "todos":
+    case "hook":
       return phase;
     case "assistant_message":
     case "tool_results":

@@ -4,7 +4,12 @@
 // message so far, as compaction left them (see contexts.ts). A summary compaction is a request
 // too, and gets a step of its own. Each step also shows the reply and the tool results it led to.
 
-import type { CompactionTrigger, LoopStopReason, TransitionReason } from "../core/events.js";
+import type {
+  CompactionTrigger,
+  HookRunEvent,
+  LoopStopReason,
+  TransitionReason,
+} from "../core/events.js";
 import type { Message, StopReason, Usage } from "../core/messages.js";
 import type { TodoItem } from "../core/todo-item.js";
 import { lastTodoList } from "../planning/last-todos.js";
@@ -22,7 +27,9 @@ export type ConversationItem =
   | { kind: "message"; index: number; label?: string }
   | CompactionItem
   | { kind: "stop"; reason: LoopStopReason; detail: string }
-  | { kind: "repair"; description: string };
+  | { kind: "repair"; description: string }
+  /** One of the user's hooks ran, shown where it ran: at its tool call, its prompt, its stop. */
+  | ({ kind: "hook" } & Omit<HookRunEvent, "type">);
 
 /** The boundary where the history was compacted; requests after it send the compacted one. */
 export interface CompactionItem {
@@ -138,6 +145,11 @@ class TimelineBuilder {
       case "compaction":
         this.compact(entry);
         return;
+      case "hook": {
+        const { type: _type, at: _at, ...run } = entry;
+        this.items.push({ kind: "hook", ...run });
+        return;
+      }
     }
   }
 
