@@ -3,8 +3,7 @@
 // JSON do to the step it runs at, its timeout, the trust asked of a project's hooks, and Ctrl-C.
 
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { Ajv } from "ajv";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ToolResultBlock } from "../src/core/messages.js";
 import { buildTimeline } from "../src/viewer/timeline.js";
@@ -17,13 +16,8 @@ import {
   startFakeModel,
 } from "./support/cli-harness.js";
 import { type FakeTurn, reply, text, toolUse } from "./support/fake-anthropic-server.js";
+import { validStreamEvent } from "./support/schemas.js";
 import { openRepl, openTerminal } from "./support/terminal.js";
-
-const schema = (name: string) =>
-  JSON.parse(readFileSync(resolve(import.meta.dirname, "../schemas", name), "utf8"));
-const ajv = new Ajv({ allErrors: true, strict: false });
-ajv.addSchema(schema("result.schema.json"), "result.schema.json");
-const validEvent = ajv.compile(schema("stream-event.schema.json"));
 
 type Event = { type: string; [key: string]: unknown };
 type Settings = Record<string, unknown>;
@@ -127,7 +121,7 @@ describe("hooks", () => {
         },
       ]);
       for (const event of events.filter((event) => event.type !== "result")) {
-        expect(validEvent(event), JSON.stringify(event)).toBe(true);
+        expect(validStreamEvent(event), JSON.stringify(event)).toBe(true);
       }
     });
 

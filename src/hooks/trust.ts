@@ -11,7 +11,8 @@ import { canonicalJson } from "../core/canonical-json.js";
 import { ConfigError } from "../core/errors.js";
 import { projectSettingsPath, readSettings, userSettingsPath } from "../core/settings.js";
 import { stateDirectory } from "../core/state-directory.js";
-import { answersFor, projectKey, rememberAnswer } from "../mcp/approval.js";
+import { plural } from "../core/wording.js";
+import { answersFor, approveDefinition, projectKey, rememberAnswer } from "../mcp/approval.js";
 import type { HookDefinition } from "./config.js";
 
 export interface HookApprovalQuestion {
@@ -55,36 +56,22 @@ export async function trustHooks(
   const project = await projectKey(context.workspace);
   const remembered = answersFor(await readSettings(stateFile), project);
   const approved = new Set<string>();
+  const { ask } = context;
   for (const file of files) {
     const ofFile = hooks.filter((hook) => hook.file === file);
-    const definition = hooksHash(ofFile);
-    const earlier = remembered[file];
-    const current = earlier?.definition === definition ? earlier : undefined;
-    if (current?.approved) {
-      approved.add(file);
-      continue;
-    }
-    const allowInSettings = `add "allowProjectHooks": true to ${userFile}`;
-    const skipped = `${ofFile.length === 1 ? "1 hook" : `${ofFile.length} hooks`} from ${file} skipped`;
-    if (current) {
-      context.onNotice(
-        `${skipped}: you declined them (you are asked again if they change); to run a project's hooks anyway, ${allowInSettings}.`,
-      );
-      continue;
-    }
-    if (!context.ask) {
-      const why = earlier
-        ? "they changed since you approved them"
-        : "hooks a project defines need your approval";
-      context.onNotice(
-        `${skipped}: ${why}; run agentloop at a terminal in permission mode ask to be asked, or ${allowInSettings}.`,
-      );
-      continue;
-    }
-    const answer = await context.ask({ file, hooks: ofFile.map(describeHook) });
+    const answer = await approveDefinition(hooksHash(ofFile), remembered[file], {
+      notRun: `${plural(ofFile.length, "hook")} from ${file} skipped`,
+      declined:
+        "you declined them (you are asked again if they change); to run a project's hooks anyway",
+      changed: "they changed since you answered",
+      needed: "hooks a project defines need your approval",
+      allowInSettings: `add "allowProjectHooks": true to ${userFile}`,
+      onNotice: context.onNotice,
+      ask: ask && (() => ask({ file, hooks: ofFile.map(describeHook) })),
+      remember: (given) => rememberAnswer(stateFile, project, file, given),
+    });
     // Ctrl-C: none of the files still to ask about runs, and nothing is remembered.
     if (answer === null) break;
-    await rememberAnswer(stateFile, project, file, { definition, approved: answer });
     if (answer) approved.add(file);
   }
   const runs = (hook: HookDefinition) => hook.source === "user" || approved.has(hook.file);
