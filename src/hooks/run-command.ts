@@ -31,7 +31,8 @@ export interface CommandOptions {
 export function runHookCommand(command: string, options: CommandOptions): Promise<CommandRun> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn("bash", ["-c", command], {
+    // Without --norc, bash reads ~/.bashrc when its stdin is a socket, as Node's pipes are.
+    const child = spawn("bash", ["--noprofile", "--norc", "-c", command], {
       cwd: options.cwd,
       env: options.env,
       detached: true,
