@@ -409,6 +409,76 @@ ${body}`,
     model.script([]);
   });
 
+  it("fires SessionStart, PreCompact and SessionEnd at the REPL, and /hooks lists them", async () => {
+    const sandbox = freshSandbox();
+    const log = join(sandbox.home, "session-events.jsonl");
+    const logger = script(sandbox, "log.sh", `cat >> ${log}\necho >> ${log}\n`);
+    const starter = script(
+      sandbox,
+      "start.sh",
+      `cat >> ${log}\necho >> ${log}\necho "This project builds with pnpm."\n`,
+    );
+    const command = (value: string) => [{ hooks: [{ type: "command", command: value }] }];
+    userSettings(sandbox, {
+      hooks: {
+        SessionStart: command(starter),
+        PreCompact: command(logger),
+        SessionEnd: command(logger),
+      },
+    });
+    model.script([reply(text("Hello.")), reply(text("Fine.")), reply(text("Still here."))], {
+      intercept: ({ lastUserText }) =>
+        lastUserText.includes("[agentloop] The conversation")
+          ? reply(text("We said hello."))
+          : undefined,
+    });
+    const before = model.requestCount();
+    const terminal = await openRepl({
+      env: { ...sandbox.env, ...model.env() },
+      cwd: sandbox.workspace,
+    });
+    const listed = await terminal.enter("/hooks", /PreCompact/);
+    expect(listed).toContain("(your settings):");
+    expect(listed).toContain(`SessionStart: ${starter}`);
+    await terminal.enter("hi", /Hello\./);
+    await terminal.enter("how are you?", /Fine\./);
+    await terminal.enter("/compact greetings", /Compacted\./);
+    await terminal.enter("still there?", /Still here\./);
+    await terminal.exit();
+    model.script([]);
+    const logged = readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+    expect(
+      logged.map((entry) => [entry.hook_event_name, entry.source ?? entry.trigger ?? entry.reason]),
+    ).toEqual([
+      ["SessionStart", "startup"],
+      ["PreCompact", "manual"],
+      ["SessionStart", "compact"],
+      ["SessionEnd", "other"],
+    ]);
+    expect(logged[1].custom_instructions).toBe("greetings");
+    const firstPrompt = JSON.stringify(
+      JSON.parse(model.requests()[before]?.body ?? "{}").messages[0],
+    );
+    expect(firstPrompt).toContain("This project builds with pnpm.");
+  });
+
+  it("tells SessionStart a resumed session from a new one", async () => {
+    const sandbox = freshSandbox();
+    const log = join(sandbox.home, "starts.jsonl");
+    userSettings(sandbox, hooksFor("SessionStart", `cat >> ${log}; echo >> ${log}`));
+    await run(sandbox, [reply(text("One."))]);
+    await run(sandbox, [reply(text("Two."))], [...YOLO, "--continue"]);
+    const sources = readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line).source);
+    expect(sources).toEqual(["startup", "resume"]);
+  });
+
   it("records each run in the session file, where the viewer shows it", async () => {
     const sandbox = freshSandbox();
     userSettings(sandbox, hooksFor("PostToolUse", "echo formatted"));
