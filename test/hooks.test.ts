@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { ConfigError } from "../src/core/errors.js";
+import type { LoopEvent } from "../src/core/events.js";
 import type { ToolUseBlock } from "../src/core/messages.js";
 import { type HookDefinition, loadHooks, parseHooks } from "../src/hooks/config.js";
 import { hooksReport } from "../src/hooks/list.js";
@@ -15,6 +16,7 @@ import { outcomeOf } from "../src/hooks/outcome.js";
 import { createHookRunner } from "../src/hooks/runner.js";
 import { createSessionHooks } from "../src/hooks/session-hooks.js";
 import { createToolCallHooks } from "../src/hooks/tool-hooks.js";
+import { agentLoop, createLoopState } from "../src/loop.js";
 import {
   createPermissionCheck,
   noRules,
@@ -24,6 +26,7 @@ import {
 import { createBashTool } from "../src/tools/bash.js";
 import type { Tool } from "../src/tools/tool.js";
 import { createToolbox } from "../src/tools/toolbox.js";
+import { scriptedProvider, text } from "./support/scripted-provider.js";
 
 function directory(): string {
   const path = mkdtempSync(join(tmpdir(), "agentloop-hooks-"));
@@ -393,5 +396,61 @@ describe("a PreToolUse hook and the permission check", () => {
     const result = await toolbox.run(call("git status"), new AbortController().signal);
     expect(result).toMatchObject({ is_error: true });
     expect(result.content).toContain('deny rule "git push"');
+  });
+});
+
+describe("the loop's beforeStop seam", () => {
+  async function runLoop(
+    beforeStop: Parameters<typeof agentLoop>[1]["beforeStop"],
+    replies: string[],
+  ) {
+    const provider = scriptedProvider(replies.map((reply) => ({ content: [text(reply)] })));
+    const state = createLoopState([{ role: "user", content: "do it" }]);
+    const loop = agentLoop(state, {
+      provider,
+      toolbox: createToolbox([]),
+      system: "",
+      maxTurns: 10,
+      beforeStop,
+    });
+    const events: LoopEvent[] = [];
+    for (let step = await loop.next(); ; step = await loop.next()) {
+      if (step.done) return { state, events, stop: step.value, requests: provider.requests };
+      events.push(step.value);
+    }
+  }
+
+  it("sends the model on with the message it returns, keeping the roles alternating", async () => {
+    let asked = 0;
+    const { state, stop, events } = await runLoop(
+      async () => (asked++ === 0 ? { goOn: "run the tests" } : null),
+      ["Done.", "Tests pass."],
+    );
+    expect(state.messages.map((message) => [message.role, message.content])).toEqual([
+      ["user", "do it"],
+      ["assistant", [text("Done.")]],
+      ["user", "run the tests"],
+      ["assistant", [text("Tests pass.")]],
+    ]);
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: "turn_end", transitionReason: "stop_hook" }),
+    );
+    expect(stop).toMatchObject({ reason: "end_turn", finalText: "Tests pass." });
+  });
+
+  it("ends the run with the sentence it returns", async () => {
+    const { stop, requests } = await runLoop(async () => ({ detail: "enough" }), ["Done."]);
+    expect(requests).toHaveLength(1);
+    expect(stop).toMatchObject({ reason: "end_turn", detail: "enough" });
+  });
+
+  it("is not asked when the run stops for another reason than a finished answer", async () => {
+    let asked = false;
+    const { stop } = await runLoop(async () => {
+      asked = true;
+      return null;
+    }, []);
+    expect(stop.reason).toBe("error");
+    expect(asked).toBe(false);
   });
 });
