@@ -46,10 +46,11 @@ export function renderConversationItem(item: ConversationItem, messages: Message
 function renderHookRun(item: Extract<ConversationItem, { kind: "hook" }>): HTMLElement {
   const failed = item.decision === "error" || item.decision === "block";
   const ending = item.exitCode === null ? "killed" : `exit ${item.exitCode}`;
-  const seconds = (item.durationMs / 1000).toFixed(1);
+  const took =
+    item.durationMs < 1000 ? `${item.durationMs} ms` : `${(item.durationMs / 1000).toFixed(1)} s`;
   const said = [item.reason, item.output].filter((text): text is string => Boolean(text));
   return element("div", { className: `item marker hook${failed ? " failed" : ""}` }, [
-    `${item.event} hook (${item.source}) $ ${item.command} — ${ending}, ${seconds} s, ${item.decision}`,
+    `${item.event} hook (${item.source}) $ ${item.command} — ${ending}, ${took}, ${item.decision}`,
     ...said.map((text) => element("pre", { className: "hook-output" }, [text])),
   ]);
 }
