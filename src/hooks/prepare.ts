@@ -3,7 +3,7 @@
 
 import type { ToolCallHooks } from "../tools/toolbox.js";
 import { type HookDefinition, loadHooks } from "./config.js";
-import { createHookRunner, type RunnerSetup } from "./runner.js";
+import { createHookRunner, type HookRunner, type RunnerSetup } from "./runner.js";
 import { createSessionHooks, type SessionHooks } from "./session-hooks.js";
 import { createToolCallHooks } from "./tool-hooks.js";
 import { type HookTrustContext, trustHooks } from "./trust.js";
@@ -19,7 +19,8 @@ export interface PreparedHooks {
   running: readonly HookDefinition[];
   /** The project's hooks that the user has not approved. */
   skipped: readonly HookDefinition[];
-  /** Absent when no hook runs. */
+  /** Absent when no hook runs. The runner fires any event (SubagentStop, once subagents exist). */
+  runner?: HookRunner;
   toolHooks?: ToolCallHooks;
   sessionHooks?: SessionHooks;
 }
@@ -33,6 +34,7 @@ export async function prepareHooks(setup: HookSetup): Promise<PreparedHooks> {
   return {
     running,
     skipped,
+    runner,
     toolHooks: createToolCallHooks(runner, setup.workspace),
     sessionHooks: createSessionHooks(runner, setup.onRunNotice),
   };
