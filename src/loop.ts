@@ -67,7 +67,10 @@ export async function* agentLoop(
       return yield* stop(state, { reason: "max_turns", detail }, answer);
     }
     const limitHit = (options.limits ?? defaultLimits).map((limit) => limit(state)).find(Boolean);
-    if (limitHit) return yield* stop(state, limitHit, answer);
+    if (limitHit) {
+      const { reason, detail } = limitHit;
+      return yield* stop(state, { reason, detail }, limitHit.answer ?? answer);
+    }
     // Compaction (s06): clear old tool results, or summarise, when the history nears the window.
     const { compaction } = options;
     const overflow = compaction

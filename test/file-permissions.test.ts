@@ -55,6 +55,9 @@ function call(path: string): ToolUseBlock {
 
 type Outcome = "runs" | "asks" | "refused" | "denied";
 
+/** Where plan mode's plan is written: outside the workspace, in the session's own directory. */
+const planFile = join(home, ".local", "state", "agentloop", "sessions", "s1", "plan.md");
+
 async function outcome(
   mode: PermissionMode,
   tool: Tool,
@@ -66,7 +69,15 @@ async function outcome(
     questions.push(question);
     return "yes";
   };
-  const check = createPermissionCheck({ mode, workspace, home, rules: noRules(), ask, platform });
+  const check = createPermissionCheck({
+    mode,
+    workspace,
+    home,
+    rules: noRules(),
+    ask,
+    platform,
+    planFile: () => planFile,
+  });
   const result = await check(call(path), tool);
   if (questions.length > 0) return "asks";
   if (result.allowed) return "runs";
@@ -153,7 +164,35 @@ describe("file tools under each permission mode", () => {
       auto: await outcome("auto", tool, path),
       "read-only": await outcome("read-only", tool, path),
       yolo: await outcome("yolo", tool, path),
-    }).toEqual({ ask, auto, "read-only": readOnly, yolo });
+      // Plan mode judges every file but its plan as read-only mode does.
+      plan: await outcome("plan", tool, path),
+    }).toEqual({ ask, auto, "read-only": readOnly, yolo, plan: readOnly });
+  });
+
+  it("in plan mode, lets the file tools write the plan file, and only it", async () => {
+    expect(await outcome("plan", write, planFile)).toBe("runs");
+    expect(await outcome("plan", write, join(planFile, "..", "plan.md"))).toBe("runs");
+    expect(await outcome("plan", write, join(planFile, "..", "other.md"))).toBe("refused");
+    expect(await outcome("read-only", write, planFile)).toBe("refused");
+    const check = createPermissionCheck({
+      mode: "plan",
+      workspace,
+      home,
+      rules: noRules(),
+      planFile: () => planFile,
+    });
+    expect(await check(call("src/app.ts"), write)).toEqual({
+      allowed: false,
+      reason: `Permission denied: plan mode changes no file but the plan file, ${planFile}, and "src/app.ts" is not it. Write your plan there, then call exit_plan_mode to ask the user to approve it.`,
+    });
+  });
+
+  it("judges each call by the mode of the moment when the mode can change", async () => {
+    let mode: PermissionMode = "plan";
+    const check = createPermissionCheck({ mode: () => mode, workspace, home, rules: noRules() });
+    expect((await check(call("src/app.ts"), write)).allowed).toBe(false);
+    mode = "auto";
+    expect((await check(call("src/app.ts"), write)).allowed).toBe(true);
   });
 
   it.each([

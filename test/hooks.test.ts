@@ -274,7 +274,7 @@ describe("the runner", () => {
     createHookRunner({
       hooks,
       workspace,
-      permissionMode: "auto",
+      permissionMode: () => "auto",
       session: () => ({ id: "s-1", transcriptPath: "/sessions/s-1.jsonl" }),
       env: { PATH: process.env.PATH },
     });
@@ -383,7 +383,7 @@ describe("a PreToolUse hook and the permission check", () => {
     const runner = createHookRunner({
       hooks: [swap],
       workspace,
-      permissionMode: "ask",
+      permissionMode: () => "ask",
       session: () => ({ id: "s", transcriptPath: "/s.jsonl" }),
       env: { PATH: process.env.PATH },
     });

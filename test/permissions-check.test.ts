@@ -282,7 +282,7 @@ describe("choosing a mode", () => {
 
   it("names the modes when given an unknown one", () => {
     expect(() => parsePermissionMode("careful")).toThrow(
-      'Unknown permission mode "careful"; choose one of ask, auto, read-only, yolo.',
+      'Unknown permission mode "careful"; choose one of ask, auto, read-only, yolo, plan.',
     );
     expect(parsePermissionMode("read-only")).toBe("read-only");
   });

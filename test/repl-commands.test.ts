@@ -69,6 +69,7 @@ describe("the command table", () => {
       "/model",
       "/sessions",
       "/resume",
+      "/plan",
       "/permissions",
       "/hooks",
       "/export",

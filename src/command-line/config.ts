@@ -96,7 +96,7 @@ Options:
   --output-format F              text, json or stream-json (one-shot mode)
   --continue                     continue the latest session in this directory
   --resume ID                    continue the given session
-  --permission-mode M            ask, auto, read-only or yolo
+  --permission-mode M            ask, auto, read-only, yolo or plan (look, propose a plan, ask)
   --dangerously-skip-permissions same as --permission-mode yolo
   --allow-network                let sandboxed commands use the network
   --cwd DIR                      work in DIR instead of the current directory

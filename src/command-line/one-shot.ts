@@ -3,6 +3,7 @@
 
 import { type LoopStop, requestUsage } from "../core/events.js";
 import { exitCodeFor } from "../core/exit-codes.js";
+import { toolUses } from "../core/messages.js";
 import type { AgentSession } from "../session/agent-session.js";
 import { createProgress } from "../terminal/progress.js";
 import { createRenderer, describeHookRun, type Output } from "../terminal/render.js";
@@ -46,6 +47,8 @@ export async function runOneShot(options: OneShotOptions): Promise<number> {
 
   let numTurns = 0;
   let stop: LoopStop | undefined;
+  // The answer's text as it streamed: a reply that asked for tools was not the answer.
+  let streamed = "";
   try {
     const run = session.runPrompt(options.prompt, controller.signal);
     while (true) {
@@ -56,6 +59,8 @@ export async function runOneShot(options: OneShotOptions): Promise<number> {
       }
       const event = step.value;
       if (requestUsage(event)) numTurns += 1;
+      if (event.type === "text_delta") streamed += event.text;
+      if (event.type === "assistant_message" && toolUses(event.message).length > 0) streamed = "";
       progress.onEvent(event);
       render?.(event);
       if (outputFormat === "stream-json") stdout.write(`${JSON.stringify(event)}\n`);
@@ -71,7 +76,9 @@ export async function runOneShot(options: OneShotOptions): Promise<number> {
   }
 
   if (outputFormat === "text") {
-    if (!stdout.isTTY && stop.finalText) stdout.write(`${stop.finalText}\n`);
+    // On a terminal the answer was shown as it streamed, unless it never did (plan mode's plan).
+    const shown = stdout.isTTY && stop.finalText.trim() === streamed.trim();
+    if (!shown && stop.finalText) stdout.write(`${stop.finalText}\n`);
   } else {
     // The session counts from nothing in this process, resumed or not: its totals are this run's.
     const usage = session.usage();

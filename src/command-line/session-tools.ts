@@ -1,5 +1,7 @@
 // The tools of a session under its permission mode: bash (sandboxed, redacted, asked about),
 // the file tools and the todo list, or the set the user chose; and the work kept out of start-up.
+// The mode can change while the session runs (plan mode): each mode's sandbox is proven when the
+// mode is first used, and plan mode adds the tools it needs.
 
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,6 +10,7 @@ import type { Interface } from "node:readline";
 import { ConfigError } from "../core/errors.js";
 import type { McpConnections } from "../mcp/connections.js";
 import { startSessionMcp } from "../mcp/session-mcp.js";
+import { createModeSwitch, type ModeSwitch } from "../permissions/mode-switch.js";
 import {
   createPermissionCheck,
   initShellParser,
@@ -18,12 +21,15 @@ import {
   sandboxFor,
 } from "../permissions/policy.js";
 import { createRedactor, secretValues } from "../permissions/secrets.js";
+import { createExitPlanModeTool } from "../planning/exit-plan-mode.js";
+import type { PlanMode } from "../planning/plan-mode.js";
 import type { TodoList } from "../planning/todo-list.js";
 import { createTodoWriteTool } from "../planning/todo-write.js";
-import type { SandboxOptions } from "../sandbox/sandbox.js";
+import type { Sandbox, SandboxOptions } from "../sandbox/sandbox.js";
 import { checkSandbox, createSandbox } from "../sandbox/select.js";
 import { terminalAsk } from "../terminal/ask.js";
 import { terminalMcpAsk } from "../terminal/mcp-ask.js";
+import { terminalPlanApproval } from "../terminal/plan-approval.js";
 import { type BashOptions, createBashTool } from "../tools/bash.js";
 import { createEditTool } from "../tools/edit.js";
 import { createFileReads } from "../tools/file-reads.js";
@@ -54,30 +60,58 @@ export interface ToolSetup {
   localModel: boolean;
   /** One sentence for the user before the session starts (an MCP server that did not start). */
   onNotice: (sentence: string) => void;
+  /** Plan mode's plan file and notes; its tool is offered while the mode is plan. */
+  plan: PlanMode;
+  /** Hears each change of the permission mode (to record it in the session file). */
+  onModeChange: (mode: PermissionMode, previous: PermissionMode) => void;
 }
 
-export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
+export interface SessionTools {
+  toolbox: Toolbox;
+  /** The permission mode, which /plan and exit_plan_mode change. */
+  modes: ModeSwitch;
+}
+
+export async function createSessionTools(setup: ToolSetup): Promise<SessionTools> {
   const { options, mode } = setup;
-  const bashOptions: BashOptions = {
-    cwd: options.cwd,
-    secretNames: setup.keyVariable ? [setup.keyVariable] : [],
-    redact: createRedactor(secretValues(setup.env)),
-  };
-  const shape = sandboxFor(mode);
+  // A person at the terminal may go into plan mode and out of it into any mode.
+  const switchable = setup.readline !== undefined;
   let scratch: string | undefined;
-  let sandbox: SandboxOptions | undefined;
-  if (shape) {
+  if (sandboxFor(mode) || switchable) {
     // Outside /tmp, which the sandbox replaces, so it is visible inside at the same path.
     const scratchRoot = join(setup.stateDirectory, "scratch");
     mkdirSync(scratchRoot, { recursive: true, mode: 0o700 });
     scratch = mkdtempSync(join(scratchRoot, "run-"));
-    sandbox = {
+  }
+  // The sandboxes proven so far, writable or not; a mode is used only once its sandbox is here.
+  const sandboxes = new Map<boolean, Sandbox>();
+  const prepare = async (next: PermissionMode) => {
+    const shape = sandboxFor(next);
+    if (!shape || sandboxes.has(shape.writable)) return;
+    const sandbox: SandboxOptions = {
       workspace: options.cwd,
       writable: shape.writable,
       allowNetwork: options.allowNetwork,
-      tmpDir: scratch,
+      tmpDir: scratch as string,
     };
-  }
+    const check = await checkSandbox(sandbox);
+    if (!check.ok) throw new ConfigError(check.reason);
+    sandboxes.set(shape.writable, createSandbox(sandbox));
+  };
+  // Plan mode adds todo_write and the plan file's write tool; the list stays once it began.
+  let planned = mode === "plan";
+  const modes = createModeSwitch(mode, prepare, (next, previous) => {
+    if (next === "plan") planned = true;
+    setup.onModeChange(next, previous);
+  });
+  const currentSandbox = () => {
+    const shape = sandboxFor(modes.current());
+    if (!shape) return null;
+    const sandbox = sandboxes.get(shape.writable);
+    // The mode changes only once its sandbox is proven: a command never runs outside it.
+    if (!sandbox) throw new Error(`The ${modes.current()} mode's sandbox was not started.`);
+    return sandbox;
+  };
   // Inside the scratch directory when there is one, so sandboxed commands can read them.
   const mcpOutputs = mkdtempSync(join(scratch ?? tmpdir(), "agentloop-mcp-"));
   const removeTemporaries = () => {
@@ -99,9 +133,9 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
   let mcp: McpConnections;
   try {
     // Started before anything is awaited, so that the sandbox's trial run overlaps the rest.
-    const [loaded, check, chosen, connections] = await Promise.all([
+    const [loaded, , chosen, connections] = await Promise.all([
       loadPermissionRules({ workspace: options.cwd, env: setup.userEnv }),
-      sandbox ? checkSandbox(sandbox) : { ok: true as const },
+      prepare(mode),
       chooseToolNames({
         flag: options.tools,
         workspace: options.cwd,
@@ -110,7 +144,6 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
       }),
       mcpStarting,
     ]);
-    if (!check.ok) throw new ConfigError(check.reason);
     rules = loaded;
     names = chosen;
     mcp = connections;
@@ -119,12 +152,17 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
     removeTemporaries();
     throw error;
   }
-  if (sandbox) {
-    const { wrap, endsLeftovers } = createSandbox(sandbox);
-    bashOptions.wrap = wrap;
-    bashOptions.endLeftovers = !endsLeftovers;
-    bashOptions.tempDir = scratch;
-  }
+  const bashOptions: BashOptions = {
+    cwd: options.cwd,
+    secretNames: setup.keyVariable ? [setup.keyVariable] : [],
+    redact: createRedactor(secretValues(setup.env)),
+    // The sandbox of the mode the command runs in, read at each command.
+    wrap: (argv, context) => currentSandbox()?.wrap(argv, context) ?? argv,
+    get endLeftovers() {
+      return currentSandbox()?.endsLeftovers === false;
+    },
+    tempDir: scratch,
+  };
   const reads = createFileReads();
   const workspace = options.cwd;
   const make: Record<ToolName, () => Tool> = {
@@ -139,20 +177,33 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
     todo_write: () => createTodoWriteTool(setup.todos) as Tool,
   };
   const checkPermission = createPermissionCheck({
-    mode,
+    mode: modes.current,
+    planFile: setup.plan.file,
     workspace: options.cwd,
     rules,
     ask: setup.readline ? terminalAsk(setup.readline, setup.holdProgress) : undefined,
     scratch: scratch ? [scratch] : [],
   });
-  const builtIn = names.map((name) => make[name]());
-  // The same array until an MCP server's tools change, as the toolbox asks.
+  const chosen = names.map((name) => make[name]());
+  const added = (wanted: ToolName[]) =>
+    wanted.filter((name) => !names.includes(name)).map((name) => make[name]());
+  const afterPlanning = [...chosen, ...added(["todo_write"])];
+  const exitPlanMode = createExitPlanModeTool({
+    plan: setup.plan,
+    modes,
+    approve: setup.readline ? terminalPlanApproval(setup.readline, setup.holdProgress) : undefined,
+  });
+  const planning = [...afterPlanning, ...added(["write"]), exitPlanMode as Tool];
+  const builtIn = () => (modes.current() === "plan" ? planning : planned ? afterPlanning : chosen);
+  // The same array until the mode or an MCP server's tools change, as the toolbox asks.
   let fromMcp: readonly Tool[] | null = null;
-  let all: readonly Tool[] = builtIn;
+  let fromMode: readonly Tool[] | null = null;
+  let all: readonly Tool[] = [];
   const currentTools = () => {
-    if (mcp.tools() !== fromMcp) {
+    if (mcp.tools() !== fromMcp || builtIn() !== fromMode) {
       fromMcp = mcp.tools();
-      all = [...builtIn, ...fromMcp];
+      fromMode = builtIn();
+      all = [...fromMode, ...fromMcp];
     }
     return all;
   };
@@ -173,7 +224,7 @@ export async function createSessionTools(setup: ToolSetup): Promise<Toolbox> {
     await mcp.close();
     removeTemporaries();
   };
-  return toolbox;
+  return { toolbox, modes };
 }
 
 /**

@@ -19,6 +19,7 @@ import {
   type PermissionRules,
   parsePermissionMode,
 } from "../permissions/policy.js";
+import { createPlanMode } from "../planning/plan-mode.js";
 import { createTodoList } from "../planning/todo-list.js";
 import { todosRestated } from "../planning/todos.js";
 import { chooseApi } from "../providers/api-setting.js";
@@ -61,7 +62,12 @@ export interface StartedSession {
 export interface SessionControls {
   /** The provider preset the model runs on: anthropic, openai, ollama, local, ... */
   readonly provider: string;
+  /** The permission mode now: /plan and the approval of a plan change it. */
   readonly mode: PermissionMode;
+  /** Goes on in `mode` from the next tool call; throws a ConfigError when it cannot start here. */
+  switchMode(mode: PermissionMode): Promise<void>;
+  /** The file plan mode writes the plan to. */
+  planFile(): string;
   /** The allow, ask and deny rules of the settings files, read again now. */
   permissionRules(): Promise<PermissionRules>;
   /** The hooks in force and the project's skipped ones, as read at start (the REPL's /hooks). */
@@ -112,19 +118,27 @@ export async function startSession(
   const where = { env, cwd: options.cwd };
 
   const interactive = io.readline !== undefined;
+  // A session left in plan mode goes on in it, unless the command line names a mode.
   const mode = options.permissionMode
     ? parsePermissionMode(options.permissionMode)
-    : defaultPermissionMode({ interactive });
+    : file.mode === "plan"
+      ? "plan"
+      : defaultPermissionMode({ interactive });
+  // The plan lives beside the session's other files, outside the workspace it must not change.
+  const plan = createPlanMode({ file: () => join(directory, writer.id, "plan.md") });
+  recordPlanMode(writer, mode, file.mode);
   if (mode === "yolo") {
     notices.push(
       "permission mode yolo: commands run without a sandbox and without asking. Deny rules still apply.",
     );
   }
   // Before the tools: a project's hooks may need a question answered, and the toolbox runs them.
+  // The mode the hooks are told: the starting one, until the tools, which keep it, have started.
+  let modeNow = () => mode;
   const userHooks = await prepareHooks({
     workspace: options.cwd,
     env: userEnv,
-    permissionMode: mode,
+    permissionMode: () => modeNow(),
     session: () => ({ id: writer.id, transcriptPath: writer.path }),
     ask: io.readline && mode === "ask" ? terminalHooksAsk(io.readline) : undefined,
     onNotice: (sentence) => notices.push(sentence),
@@ -168,17 +182,20 @@ export async function startSession(
       toolHooks: userHooks.toolHooks,
       localModel: resolved.protocol === "local",
       onNotice: (sentence) => notices.push(sentence),
+      plan,
+      onModeChange: (next) => writer.recordMode(next),
     }),
     modelSettings.then((settings) => startProvider(resolved, where, hooks, settings)),
     compactionChoice,
   ]);
   if (model.status === "rejected" || compaction.status === "rejected") {
-    if (tools.status === "fulfilled") await tools.value.dispose();
+    if (tools.status === "fulfilled") await tools.value.toolbox.dispose();
     throw model.status === "rejected" ? model.reason : (compaction as PromiseRejectedResult).reason;
   }
   if (tools.status === "rejected") throw tools.reason;
   let provider = withAssumedFactsNotice(model.value, resolved, options, onNotice);
-  const toolbox = tools.value;
+  const { toolbox, modes } = tools.value;
+  modeNow = modes.current;
   const compactionFor = (sessionId: string) => {
     const contextWindow = contextWindowOf(compaction.value, provider);
     return createCompaction({
@@ -186,7 +203,7 @@ export async function startSession(
       auto: compaction.value.auto,
       outputReserve: provider.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVE,
       resultsDirectory: join(directory, sessionId, "tool-results"),
-      restate: () => todosRestated(todos.items()),
+      restate: () => restated([todosRestated(todos.items()), plan.restated(modes.current())]),
       beforeSummary: userHooks.sessionHooks?.beforeCompact,
     });
   };
@@ -206,12 +223,17 @@ export async function startSession(
     todos,
     hooks: userHooks.sessionHooks,
     onNotice,
+    planning: { plan, mode: modes.current },
   });
   // What a new session's header names: the model of the latest /model.
   let current = resolved;
   const controls: SessionControls = {
     provider: resolved.preset,
-    mode,
+    get mode() {
+      return modes.current();
+    },
+    switchMode: (next) => modes.change(next),
+    planFile: plan.file,
     hooks: userHooks,
     permissionRules: () => loadPermissionRules({ workspace: options.cwd, env: userEnv }),
     switchSession(id) {
@@ -219,6 +241,9 @@ export async function startSession(
       session.switchSession({ ...next, compaction: compactionFor(next.writer.id) });
       todos.restore(next.todos);
       writer = next.writer;
+      // A new history: the model knows nothing of plan mode yet, and the new file says it is on.
+      plan.told(null);
+      recordPlanMode(writer, modes.current(), next.mode);
       return { sessionPath: next.writer.path, notices: next.notices };
     },
     async switchModel(name) {
@@ -239,6 +264,24 @@ export async function startSession(
   return { session, sessionPath: writer.path, notices, controls };
 }
 
+/**
+ * Says in the session file whether it goes on in plan mode, when the file says otherwise (it
+ * last recorded `recorded`): a resume then starts in plan mode exactly when it was left in it.
+ */
+function recordPlanMode(
+  writer: SessionWriter,
+  mode: PermissionMode,
+  recorded: PermissionMode | undefined,
+): void {
+  if ((mode === "plan") !== (recorded === "plan")) writer.recordMode(mode);
+}
+
+/** The states restated beside a compaction's summary, one paragraph each; null when none has any. */
+function restated(parts: (string | null)[]): string | null {
+  const present = parts.filter((part) => part !== null);
+  return present.length > 0 ? present.join("\n\n") : null;
+}
+
 /** A new session file, or the file of the session to resume with its history made valid again. */
 function openSessionFile(
   directory: string,
@@ -251,6 +294,7 @@ function openSessionFile(
   notices: string[];
   contextWindow?: number;
   todos: TodoItem[];
+  mode?: PermissionMode;
 } {
   const resumed = resume ? findSessionToResume(directory, cwd, resume) : undefined;
   const notices = (resumed?.problems ?? []).map(
@@ -277,6 +321,7 @@ function openSessionFile(
     notices,
     contextWindow,
     todos: resumed?.todos ?? [],
+    mode: resumed?.mode,
   };
 }
 

@@ -8,6 +8,8 @@ import type { Message, ToolResultBlock } from "./messages.js";
 export interface LimitHit {
   reason: LoopStopReason;
   detail: string;
+  /** The run's answer when the limit ends it as done (plan mode's plan), instead of the last text. */
+  answer?: string;
 }
 
 /** Checked before every request; returns why the loop must stop, or null to go on. */

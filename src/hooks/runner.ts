@@ -14,8 +14,8 @@ export interface RunnerSetup {
   /** The hooks that may run: the user's, and the project's the user approved. */
   hooks: readonly HookDefinition[];
   workspace: string;
-  /** The session's permission mode, as hooks read it in `permission_mode`. */
-  permissionMode: string;
+  /** The session's permission mode now (/plan changes it), as hooks read it in `permission_mode`. */
+  permissionMode: () => string;
   /** The session now: /clear and /resume change it. */
   session: () => { id: string; transcriptPath: string };
   /** The user's real environment; the hooks also get AGENTLOOP_PROJECT_DIR and CLAUDE_PROJECT_DIR. */
@@ -82,7 +82,7 @@ export function createHookRunner(setup: RunnerSetup): HookRunner {
         session_id: session.id,
         transcript_path: session.transcriptPath,
         cwd: setup.workspace,
-        permission_mode: setup.permissionMode,
+        permission_mode: setup.permissionMode(),
         hook_event_name: event,
         ...fields,
       });

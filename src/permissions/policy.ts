@@ -4,10 +4,12 @@
 //   auto       never asks; commands run in the sandbox; flagged and denied ones are refused
 //   read-only  like auto, in a sandbox where nothing is writable
 //   yolo       no sandbox, no questions; only the deny rules and the built-in deny list hold
+//   plan       look, then propose: like read-only, but the file tools may write the plan file
 
 import { homedir, tmpdir } from "node:os";
 import { ConfigError } from "../core/errors.js";
 import type { ToolUseBlock } from "../core/messages.js";
+import { resolveToolPath } from "../core/tool-path.js";
 import { initShellParser, isShellParserReady } from "../shell/parse.js";
 import type { Tool } from "../tools/tool.js";
 import type { PermissionCheck, PermissionHint } from "../tools/toolbox.js";
@@ -15,7 +17,8 @@ import { classifyCommand, type Decision, isReadOnlyScript } from "./classify.js"
 import { judgeFileAccess } from "./file-access.js";
 import { type PermissionRules, rememberAllowRules, ruleForTool, toolRule } from "./rules.js";
 
-export const PERMISSION_MODES = ["ask", "auto", "read-only", "yolo"] as const;
+// "plan" is Claude Code's name for the mode (code.claude.com/docs/en/permission-modes).
+export const PERMISSION_MODES = ["ask", "auto", "read-only", "yolo", "plan"] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
 
 /** `ask` where a person can answer (the REPL), `auto` for one-shot runs. */
@@ -42,6 +45,7 @@ export function sandboxFor(mode: PermissionMode): { writable: boolean } | null {
     case "auto":
       return { writable: true };
     case "read-only":
+    case "plan":
       return { writable: false };
   }
 }
@@ -67,7 +71,10 @@ export type CallAction =
 export type PermissionAnswer = "yes" | "no" | "always" | "interrupted" | { no: string };
 
 export interface PermissionOptions {
-  mode: PermissionMode;
+  /** The mode, or a function giving the current one when it changes during the session (plan mode). */
+  mode: PermissionMode | (() => PermissionMode);
+  /** The one file plan mode lets the file tools change: the session's plan, as an absolute path. */
+  planFile?: () => string;
   workspace: string;
   /** Loaded with `loadPermissionRules`; "always" answers are added to it. */
   rules: PermissionRules;
@@ -84,25 +91,30 @@ type Outcome = { allowed: true } | { allowed: false; reason: string };
 
 export function createPermissionCheck(settings: PermissionOptions): PermissionCheck {
   const { mode, rules } = settings;
-  // Inside bubblewrap /tmp is private to agentloop, so deleting there harms nothing. Seatbelt
-  // (macOS) leaves the host's /tmp and $TMPDIR in place, unwritable: there the scratch
-  // directory, the commands' TMPDIR, is the only one, for the file tools too.
-  const seatbelt =
-    sandboxFor(mode) !== null && (settings.platform ?? process.platform) === "darwin";
-  const privateTmp = sandboxFor(mode) !== null && !seatbelt;
-  const scratch = [...(settings.scratch ?? []), ...(privateTmp ? ["/tmp"] : [])];
-  const options = { ...settings, scratch, temporary: seatbelt ? [] : [tmpdir()] };
+  const modeNow = typeof mode === "function" ? mode : () => mode;
   return async (call, tool, hint) => {
-    const judged = withHint(await judge(call, tool, options), hint, mode);
-    if (judged.verdict === "allow") return { allowed: true };
+    const current = modeNow();
+    // Inside bubblewrap /tmp is private to agentloop, so deleting there harms nothing. Seatbelt
+    // (macOS) leaves the host's /tmp and $TMPDIR in place, unwritable: there the scratch
+    // directory, the commands' TMPDIR, is the only one, for the file tools too.
+    const seatbelt =
+      sandboxFor(current) !== null && (settings.platform ?? process.platform) === "darwin";
+    const privateTmp = sandboxFor(current) !== null && !seatbelt;
+    const scratch = [...(settings.scratch ?? []), ...(privateTmp ? ["/tmp"] : [])];
+    const options = { ...settings, scratch, temporary: seatbelt ? [] : [tmpdir()] };
+    const judged = withHint(await judge(call, tool, options), hint, current);
     if (judged.verdict === "deny")
       return { allowed: false, reason: `Permission denied: ${judged.reason}.` };
-    switch (mode) {
+    const planned = current === "plan" ? judgePlanFile(call, tool, options) : null;
+    if (planned) return planned;
+    if (judged.verdict === "allow") return { allowed: true };
+    switch (current) {
       case "yolo":
         return { allowed: true };
       case "auto":
       case "read-only":
-        return refuseOrSandbox(judged, mode, tool);
+      case "plan":
+        return refuseOrSandbox(judged, current, tool);
       case "ask":
         return askPerson(judged, call, tool, options);
     }
@@ -166,13 +178,34 @@ function withHint(
   return { verdict: "ask", reason, flagged: true, rules: [] };
 }
 
+/**
+ * Plan mode changes one file, the plan: a file tool's call that changes only it is allowed, one
+ * that changes anything else is refused; a call that only reads is judged as in read-only mode.
+ */
+function judgePlanFile(call: ToolUseBlock, tool: Tool, options: PermissionOptions): Outcome | null {
+  const input = call.input as Record<string, unknown>;
+  const changed = (tool.files?.(input) ?? []).filter((file) => file.change);
+  if (changed.length === 0) return null;
+  const planFile = options.planFile?.();
+  const home = options.home ?? homedir();
+  const others = changed.filter(
+    (file) => resolveToolPath(options.workspace, file.path, home) !== planFile,
+  );
+  if (others.length === 0 && planFile !== undefined) return { allowed: true };
+  const where = planFile ? `the plan file, ${planFile}` : "the plan file";
+  return {
+    allowed: false,
+    reason: `Permission denied: plan mode changes no file but ${where}, and ${others.map((file) => `"${file.path}"`).join(", ")} is not it. Write your plan there, then call exit_plan_mode to ask the user to approve it.`,
+  };
+}
+
 function refuseOrSandbox(
   judged: Extract<Decision, { verdict: "ask" }>,
-  mode: "auto" | "read-only",
+  mode: "auto" | "read-only" | "plan",
   tool: Tool,
 ): Outcome {
   // The sandbox contains what bash does; nothing contains what another tool does.
-  const unsandboxed = tool.name !== "bash" && mode === "read-only";
+  const unsandboxed = tool.name !== "bash" && mode !== "auto";
   if (!judged.flagged && !unsandboxed) return { allowed: true };
   return {
     allowed: false,

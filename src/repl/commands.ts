@@ -50,6 +50,7 @@ const EXIT_WORDS = new Set(["exit", "quit", "q"]);
 export const KEYS_HELP = [
   "Enter sends the prompt. A line ending in \\ goes on on the next line; a paste is one prompt.",
   "Up and Down recall earlier prompts, also of earlier sessions. Tab completes commands and session ids.",
+  "Shift-Tab turns plan mode on or off, as /plan does.",
   "Ctrl-C clears the line, or stops the running turn; twice in a row exits. Ctrl-D exits too.",
 ];
 
@@ -58,6 +59,7 @@ const MODES: Record<PermissionMode, string> = {
   auto: "commands run in the sandbox without asking; flagged ones are refused",
   "read-only": "commands run in a read-only sandbox; flagged ones are refused",
   yolo: "everything runs without a sandbox and without asking; only deny rules hold",
+  plan: "commands run in a read-only sandbox; the file tools write only the plan file",
 };
 
 export const COMMANDS: Command[] = [
@@ -156,6 +158,23 @@ export const COMMANDS: Command[] = [
       );
     },
     complete: (prefix, sources) => sources.sessionIds().filter((id) => id.startsWith(prefix)),
+  },
+  {
+    name: "/plan",
+    argument: "",
+    help: "plan mode on or off: the model looks and proposes a plan, changing no file but it",
+    async run(_argument, context) {
+      const { controls } = context;
+      if (controls.mode === "plan") {
+        await controls.switchMode("ask");
+        context.print(`Plan mode off: permission mode ask (${MODES.ask}).`);
+        return;
+      }
+      await controls.switchMode("plan");
+      context.print(
+        `Plan mode on: ${MODES.plan}, ${controls.planFile()}. The model learns it with your next prompt and asks you to approve its plan; /plan again leaves.`,
+      );
+    },
   },
   {
     name: "/permissions",

@@ -12,7 +12,7 @@ import type { Progress } from "../terminal/progress.js";
 import { createPromptInput } from "../terminal/prompt-input.js";
 import { questionsAsked } from "../terminal/question.js";
 import { createRenderer } from "../terminal/render.js";
-import { type CommandContext, parseInput } from "./commands.js";
+import { type Command, type CommandContext, parseInput } from "./commands.js";
 import { answerSummary, startLine } from "./status.js";
 import type { ReplTerminal } from "./terminal.js";
 
@@ -54,6 +54,7 @@ export function runRepl(options: ReplOptions): Promise<number> {
       output,
       history: terminal.history,
       onPrompt: (text) => void handle(text),
+      onShiftTab: () => void togglePlanMode(),
     });
     const finish = async (code: number) => {
       if (finished) return;
@@ -144,14 +145,27 @@ export function runRepl(options: ReplOptions): Promise<number> {
           context.print(parsed.hint);
           break;
         case "command":
-          try {
-            await parsed.command.run(parsed.argument, context);
-          } catch (error) {
-            context.print(`agentloop: ${error instanceof Error ? error.message : String(error)}`);
-          }
+          await runCommand(parsed.command, parsed.argument);
           break;
       }
       if (!finished) input.ask();
+    }
+
+    async function runCommand(command: Command, argument: string) {
+      try {
+        await command.run(argument, context);
+      } catch (error) {
+        context.print(`agentloop: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+
+    /** Shift-Tab at the prompt does what /plan does, and the prompt comes back as it was. */
+    async function togglePlanMode() {
+      const parsed = parseInput("/plan");
+      if (parsed.kind !== "command") return;
+      output.write("\n");
+      await runCommand(parsed.command, "");
+      if (!finished) readline.prompt(true);
     }
 
     readline.on("SIGINT", onInterrupt);

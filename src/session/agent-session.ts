@@ -16,6 +16,8 @@ import type { Reminder } from "../core/reminders.js";
 import type { TodoItem } from "../core/todo-item.js";
 import type { SessionHooks, SessionStartSource } from "../hooks/session-hooks.js";
 import { agentLoop, createLoopState, type LoopState } from "../loop.js";
+import type { PermissionMode } from "../permissions/policy.js";
+import type { PlanMode } from "../planning/plan-mode.js";
 import type { TodoList } from "../planning/todo-list.js";
 import { todoReminder } from "../planning/todo-reminder.js";
 import type { Provider } from "../providers/provider.js";
@@ -36,6 +38,11 @@ export interface AgentSessionOptions {
   compaction?: Compaction;
   /** The model's plan, kept by the todo_write tool: announced as it changes, and reminded of. */
   todos?: TodoList;
+  /**
+   * Plan mode, and the permission mode now: a note goes with the prompt after the mode went into
+   * or out of plan mode, and a plan presented with no one to approve it ends the run.
+   */
+  planning?: { plan: PlanMode; mode: () => PermissionMode };
   /** The user's hooks at the session's steps (src/hooks/); their runs are recorded and announced. */
   hooks?: SessionHooks;
   /** Where a hook run that ends the session (SessionEnd) reports a failure. */
@@ -79,7 +86,9 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
   let cost: number | null = 0;
   const limits: Limit[] = [repeatedCallLimit];
   if (options.maxCostUsd !== undefined) limits.push(maxCostLimit(options.maxCostUsd, () => cost));
-  const { todos, hooks } = options;
+  const { planning, hooks } = options;
+  if (planning) limits.push(planning.plan.limit);
+  const { todos } = options;
   const reminders: Reminder[] = todos ? [todoReminder(todos)] : [];
   // SessionStart runs at once; what it gives the model goes with the next prompt.
   const ending = new AbortController();
@@ -151,7 +160,10 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
       const said = await beforePrompt(prompt, signal);
       yield* hookRuns();
       if ("block" in said) return yield* recorded(promptBlocked(said.block));
-      const message: UserMessage = { role: "user", content: withHookContext(prompt, said.context) };
+      // What the model must know of the mode, as a note beside the prompt: plan mode began or ended.
+      const note = planning ? planning.plan.noteFor(planning.mode()) : null;
+      const content = promptContent(prompt, [note, hooksNote(said.context)]);
+      const message: UserMessage = { role: "user", content };
       state.messages.push(message);
       writer.recordMessage(message);
       return yield* recorded(
@@ -209,13 +221,20 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
   };
 }
 
-/** The prompt as the model reads it: with what the hooks gave it, after it, when they gave any. */
-function withHookContext(prompt: string, context: string[]): UserMessage["content"] {
-  if (context.length === 0) return prompt;
+/** The prompt as the model reads it: with the notes that go beside it (plan mode's, the hooks'). */
+function promptContent(prompt: string, notes: (string | null)[]): UserMessage["content"] {
+  const texts = notes.filter((note): note is string => note !== null);
+  if (texts.length === 0) return prompt;
   return [
     { type: "text", text: prompt },
-    { type: "text", text: `[agentloop: context from the user's hooks]\n${context.join("\n\n")}` },
+    ...texts.map((text) => ({ type: "text" as const, text })),
   ];
+}
+
+/** What the hooks gave the model for this prompt (UserPromptSubmit's, SessionStart's). */
+function hooksNote(context: string[]): string | null {
+  if (context.length === 0) return null;
+  return `[agentloop: context from the user's hooks]\n${context.join("\n\n")}`;
 }
 
 /** A UserPromptSubmit hook blocked the prompt: it is not sent, nor added to the history. */

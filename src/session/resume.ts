@@ -8,6 +8,7 @@ import { ConfigError } from "../core/errors.js";
 import type { Message, UserMessage } from "../core/messages.js";
 import { toolUses } from "../core/messages.js";
 import type { TodoItem } from "../core/todo-item.js";
+import type { PermissionMode } from "../permissions/policy.js";
 import { lastTodoList } from "../planning/last-todos.js";
 import { interruptedResult } from "../tools/toolbox.js";
 import { contextFromEntries } from "./replay.js";
@@ -28,6 +29,8 @@ export interface ResumedSession {
   contextWindow: number | undefined;
   /** The todo list of its last todo_write call, from every message, summarised ones included. */
   todos: TodoItem[];
+  /** The permission mode it last changed to (plan mode began or ended), if it ever changed. */
+  mode: PermissionMode | undefined;
 }
 
 export function findSessionToResume(
@@ -58,7 +61,8 @@ export function findSessionToResume(
     entry.type === "message" ? [entry.message] : [],
   );
   const todos = lastTodoList(everyMessage);
-  return { header, messages: [...messages, ...added], problems, added, contextWindow, todos };
+  const mode = entries.findLast((entry) => entry.type === "permission_mode")?.mode;
+  return { header, messages: [...messages, ...added], problems, added, contextWindow, todos, mode };
 }
 
 /** A run killed while tools ran leaves tool calls without results: answer them as interrupted. */

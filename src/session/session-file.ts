@@ -23,6 +23,7 @@ import type {
 } from "../core/events.js";
 import { type Message, type StopReason, textOf, type Usage } from "../core/messages.js";
 import { stateDirectory } from "../core/state-directory.js";
+import type { PermissionMode } from "../permissions/policy.js";
 
 export const SESSION_FORMAT_VERSION = 1;
 
@@ -49,6 +50,8 @@ export type SessionEntry =
   | { type: "turn_end"; at: string; turn: number; transitionReason: TransitionReason | null }
   | { type: "stop"; at: string; reason: LoopStopReason; detail: string }
   | { type: "repair"; at: string; description: string }
+  /** The permission mode changed (plan mode began or ended): a resumed session goes on in it. */
+  | { type: "permission_mode"; at: string; mode: PermissionMode }
   /** The history was compacted; the messages before it stay in the file, untouched. */
   | (CompactionEvent & { at: string })
   /** One of the user's hooks ran (src/hooks/). */
@@ -69,6 +72,7 @@ export interface SessionWriter {
   recordMessage(message: Message): void;
   recordEvent(event: LoopEvent): void;
   recordRepair(description: string): void;
+  recordMode(mode: PermissionMode): void;
   close(): void;
 }
 
@@ -91,6 +95,7 @@ export function openSessionWriter(
     path,
     recordMessage: (message) => append({ type: "message", at: at(), message }),
     recordRepair: (description) => append({ type: "repair", at: at(), description }),
+    recordMode: (mode) => append({ type: "permission_mode", at: at(), mode }),
     recordEvent(event) {
       switch (event.type) {
         case "assistant_message": {
@@ -206,6 +211,7 @@ function shapeProblem(value: unknown, lineNumber: number): string | null {
     case "stop":
     case "repair":
     case "hook":
+    case "permission_mode":
       return null;
     case "compaction":
       return compactionProblem(record);

@@ -20,6 +20,8 @@ export interface PromptInputOptions {
   history: InputHistory;
   /** Hears each whole prompt, newlines included, once `ask` has been called for it. */
   onPrompt: (text: string) => void;
+  /** Hears Shift-Tab pressed at the prompt (Claude Code's key for changing the mode). */
+  onShiftTab?: () => void;
 }
 
 export interface PromptInput {
@@ -36,6 +38,7 @@ export interface PromptInput {
 
 interface Key {
   name?: string;
+  shift?: boolean;
 }
 
 export function createPromptInput(options: PromptInputOptions): PromptInput {
@@ -52,6 +55,7 @@ export function createPromptInput(options: PromptInputOptions): PromptInput {
   const onKey = (_text: string | undefined, key: Key | undefined) => {
     if (key?.name === "paste-start") pasting = true;
     else if (key?.name === "paste-end") pasting = false;
+    else if (key?.name === "tab" && key.shift && waiting && !pasting) options.onShiftTab?.();
   };
   const onLine = (line: string) => {
     // Lines typed while the agent works are not prompts; questions are answered elsewhere.
