@@ -12,6 +12,8 @@ export {
 export { ConfigError, ProviderError, type ProviderErrorKind } from "./core/errors.js";
 export type {
   CompactionEvent,
+  HookDecision,
+  HookRunEvent,
   LoopEvent,
   LoopStop,
   LoopStopReason,
@@ -19,6 +21,8 @@ export type {
 } from "./core/events.js";
 export * from "./core/messages.js";
 export type { TodoItem, TodoStatus } from "./core/todo-item.js";
+export { type HookDefinition, type HookEventName, loadHooks } from "./hooks/config.js";
+export { type HookSetup, type PreparedHooks, prepareHooks } from "./hooks/prepare.js";
 export {
   agentLoop,
   createLoopState,
@@ -92,4 +96,9 @@ export { type BashInput, type BashOptions, createBashTool, runBash } from "./too
 export { buildCommandEnv, type CommandEnvOptions } from "./tools/command-env.js";
 export { ShellSession } from "./tools/shell-session.js";
 export type { JsonSchemaObject, Tool, ToolContext, ToolOutput } from "./tools/tool.js";
-export { createToolbox, type PermissionCheck, type Toolbox } from "./tools/toolbox.js";
+export {
+  createToolbox,
+  type PermissionCheck,
+  type Toolbox,
+  type ToolCallHooks,
+} from "./tools/toolbox.js";
