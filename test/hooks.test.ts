@@ -13,6 +13,7 @@ import { type HookDefinition, loadHooks, parseHooks } from "../src/hooks/config.
 import { hooksReport } from "../src/hooks/list.js";
 import { compileMatcher } from "../src/hooks/matcher.js";
 import { outcomeOf } from "../src/hooks/outcome.js";
+import { runHookCommand } from "../src/hooks/run-command.js";
 import { createHookRunner } from "../src/hooks/runner.js";
 import { createSessionHooks } from "../src/hooks/session-hooks.js";
 import { createToolCallHooks } from "../src/hooks/tool-hooks.js";
@@ -306,6 +307,18 @@ describe("the runner", () => {
       ["UserPromptSubmit", 0, "continue"],
     ]);
     expect(runner.takeRuns()).toEqual([]);
+  });
+
+  it("keeps at most 64 KB of what a hook prints, however much it prints", async () => {
+    const run = await runHookCommand("head -c 1000000 /dev/zero | tr '\\0' x", {
+      cwd: directory(),
+      env: { PATH: process.env.PATH },
+      input: "{}",
+      timeoutSeconds: 10,
+      signal,
+    });
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toBe("x".repeat(64 * 1024));
   });
 
   it("gives Stop hooks stop_hook_active, and obeys 8 blocks in a row, not 9", async () => {

@@ -42,7 +42,7 @@ export function runHookCommand(command: string, options: CommandOptions): Promis
     for (const name of ["stdout", "stderr"] as const) {
       child[name].setEncoding("utf8");
       child[name].on("data", (chunk: string) => {
-        if (output[name].length < OUTPUT_LIMIT) output[name] += chunk.slice(0, OUTPUT_LIMIT);
+        output[name] += chunk.slice(0, OUTPUT_LIMIT - output[name].length);
       });
     }
     let failure: string | undefined;
