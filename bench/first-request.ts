@@ -1,9 +1,13 @@
 // How many bytes agentloop sends before the model has read a word of the task: the first
 // request of the built CLI in a fresh, empty directory (no AGENTS.md), as the fake Anthropic
-// server receives it. Every later request of the session repeats the system prompt and tools.
+// server receives it, and in a git repository with one skill (its catalog line and the skill
+// tool). Every later request of the session repeats the system prompt and tools.
 //
 //   npm run build && npx tsx bench/first-request.ts
 
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { reply, startFakeAnthropic, text } from "../test/support/fake-anthropic-server.js";
 import { CLI, startAgainstFake } from "./cli-process.js";
 import { type Benchmark, type Figure, runIfMain } from "./report.js";
@@ -13,19 +17,14 @@ const TASK = "Say hello.";
 export async function firstRequestFigures(): Promise<Figure[]> {
   const fake = await startFakeAnthropic();
   try {
-    fake.script([reply(text("Hello."))]);
-    const run = startAgainstFake(CLI, ["-p", TASK], fake);
-    run.child.stdout.resume();
-    await run.exited;
-    const first = fake.requests[0];
-    if (!first) throw new Error("agentloop exited without sending a request.");
-    const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value ?? null));
+    const first = await firstRequest(fake, []);
+    const withSkill = await inRepositoryWithSkill((cwd) => firstRequest(fake, ["--cwd", cwd]));
     // What the user typed and the JSON around it is the rest of the body.
     const fixedPart = bytes(first.body.system) + bytes(first.body.tools);
     return [
-      // About 750 tokens at ~4 bytes a token, with bash and the three file tools: a fraction
-      // of what the task and the first tool results take, and paid again (from the cache, at a
-      // tenth of the price) on every turn.
+      // About 750 tokens at ~4 bytes a token, with bash, the three file tools and the
+      // environment section: a fraction of what the task and the first tool results take, and
+      // paid again (from the cache, at a tenth of the price) on every turn.
       {
         name: "first request: system prompt + tool definitions",
         value: fixedPart,
@@ -38,14 +37,50 @@ export async function firstRequestFigures(): Promise<Figure[]> {
         unit: "B",
         target: 4_096,
       },
+      {
+        name: "first request in a git repository with one skill: whole body",
+        value: Number(withSkill.headers["content-length"] ?? bytes(withSkill.body)),
+        unit: "B",
+        target: 4_096,
+      },
     ];
   } finally {
     await fake.close();
   }
 }
 
+const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value ?? null));
+
+async function firstRequest(fake: Awaited<ReturnType<typeof startFakeAnthropic>>, args: string[]) {
+  const before = fake.requests.length;
+  fake.script([reply(text("Hello."))]);
+  const run = startAgainstFake(CLI, [...args, "-p", TASK], fake);
+  run.child.stdout.resume();
+  await run.exited;
+  const first = fake.requests[before];
+  if (!first) throw new Error("agentloop exited without sending a request.");
+  return first;
+}
+
+/** A directory that is a git repository on a branch, with one skill of a usual size. */
+async function inRepositoryWithSkill<T>(work: (cwd: string) => Promise<T>): Promise<T> {
+  const cwd = mkdtempSync(join(tmpdir(), "agentloop-bench-"));
+  try {
+    mkdirSync(join(cwd, ".git"));
+    writeFileSync(join(cwd, ".git", "HEAD"), "ref: refs/heads/main\n");
+    mkdirSync(join(cwd, ".agentloop", "skills", "release"), { recursive: true });
+    writeFileSync(
+      join(cwd, ".agentloop", "skills", "release", "SKILL.md"),
+      "---\nname: release\ndescription: Prepare a release: bump the version, update CHANGELOG.md, tag it\n---\nSteps.\n",
+    );
+    return await work(cwd);
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
 export const firstRequestBenchmark: Benchmark = {
-  title: "First request, fresh empty directory",
+  title: "First request: a fresh empty directory, and a git repository with a skill",
   figures: firstRequestFigures,
 };
 

@@ -14,7 +14,9 @@ import { startSession } from "./command-line/setup.js";
 import { ConfigError } from "./core/errors.js";
 import { EXIT, isConfigurationError } from "./core/exit-codes.js";
 import { sessionLines } from "./repl/session-list.js";
+import type { AgentSession } from "./session/agent-session.js";
 import { listSessions, sessionsDirectory } from "./session/session-file.js";
+import { ignoredNotice, invocationOf } from "./skills/invocation.js";
 import { createProgress } from "./terminal/progress.js";
 import { loadMarkdownRenderer } from "./terminal/render.js";
 
@@ -77,30 +79,43 @@ async function run(options: RunOptions): Promise<number> {
   if (rendersMarkdown) void loadMarkdownRenderer();
   const where = { cwd: options.cwd, sessionsDirectory: sessionsDirectory() };
   // The REPL (and readline) is loaded only for an interactive session.
+  let skillCommands: string[] = [];
   const terminal = interactive
-    ? (await import("./repl/terminal.js")).openReplTerminal(where)
+    ? (await import("./repl/terminal.js")).openReplTerminal({
+        ...where,
+        skillCommands: () => skillCommands,
+      })
     : undefined;
   // One live line per terminal; a permission question holds it until it is answered.
+  let session: AgentSession | undefined;
   const progress = createProgress({
     output: process.stdout,
     enabled: terminal !== undefined && process.stdout.isTTY === true,
     color: !!process.stdout.isTTY,
+    runningTasks: () => session?.tasks?.running().length ?? 0,
   });
   const started = await startSession(options, {
     readline: terminal?.readline,
     holdProgress: progress.hold,
   });
-  const { session, sessionPath, notices, controls } = started;
+  const { sessionPath, notices, controls } = started;
+  session = started.session;
   for (const notice of notices) process.stderr.write(`agentloop: ${notice}\n`);
+  skillCommands = controls.skills.skills.map((skill) => `/${skill.name}`);
 
   if (terminal) {
     const color = !!process.stdout.isTTY;
     const { runRepl } = await import("./repl/repl.js");
     return runRepl({ session, controls, terminal, color, sessionPath, progress, ...where });
   }
+  // `-p "/review src/app.ts"`: a skill or custom command, expanded, on the model it names.
+  const invocation = invocationOf(prompt as string, controls.skills, controls.loadedSkills);
+  const ignored = invocation && ignoredNotice(invocation.skill);
+  if (ignored) process.stderr.write(`agentloop: ${ignored}\n`);
+  if (invocation?.skill.model) await controls.switchModel(invocation.skill.model);
   return runOneShot({
     session,
-    prompt: prompt as string,
+    prompt: invocation?.prompt ?? (prompt as string),
     outputFormat: options.outputFormat,
     stdout: process.stdout,
     stderr: process.stderr,

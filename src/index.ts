@@ -1,5 +1,7 @@
 // The library API: the same loop, tools, providers and safety pieces the CLI uses.
 
+export { createTaskStopTool } from "./background/task-stop.js";
+export { type BackgroundTasks, createBackgroundTasks } from "./background/tasks.js";
 export { type BatchSummary, type PoolOptions, runPool } from "./batch/pool.js";
 export { type AgentCommand, type RunTaskOptions, runTask } from "./batch/run-task.js";
 export { parseTasks, type Task } from "./batch/task.js";
@@ -9,8 +11,10 @@ export {
   type CompactionSettings,
   createCompaction,
 } from "./compaction/compaction.js";
+export type { BackgroundTask, BackgroundTaskStatus } from "./core/background-task.js";
 export { ConfigError, ProviderError, type ProviderErrorKind } from "./core/errors.js";
 export type {
+  BackgroundTaskEvent,
   CompactionEvent,
   HookDecision,
   HookRunEvent,
@@ -20,6 +24,7 @@ export type {
   TransitionReason,
 } from "./core/events.js";
 export * from "./core/messages.js";
+export type { Notice, NoticeSource } from "./core/notices.js";
 export type { TodoItem, TodoStatus } from "./core/todo-item.js";
 export { type HookDefinition, type HookEventName, loadHooks } from "./hooks/config.js";
 export { type HookSetup, type PreparedHooks, prepareHooks } from "./hooks/prepare.js";
@@ -91,7 +96,7 @@ export {
   type SessionWriter,
   sessionsDirectory,
 } from "./session/session-file.js";
-export { buildSystemPrompt } from "./session/system-prompt.js";
+export { buildSystemPrompt, type SessionFacts, sessionContext } from "./session/system-prompt.js";
 export { type BashInput, type BashOptions, createBashTool, runBash } from "./tools/bash.js";
 export { buildCommandEnv, type CommandEnvOptions } from "./tools/command-env.js";
 export { ShellSession } from "./tools/shell-session.js";

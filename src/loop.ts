@@ -3,7 +3,7 @@
 //
 // Everything else (streaming and retries, permissions, sandboxing, persistence, compaction)
 // lives in other modules and reaches this file through small seams: the Provider, the Toolbox,
-// limits, reminders, compaction and the Stop hooks.
+// limits, reminders, notices, compaction and the Stop hooks.
 
 import type { Compaction, CompactionRequest } from "./compaction/compaction.js";
 import { ProviderError } from "./core/errors.js";
@@ -18,6 +18,7 @@ import {
   toolUses,
   type UserMessage,
 } from "./core/messages.js";
+import { type NoticeSource, withNotices } from "./core/notices.js";
 import { addReminders, type Reminder } from "./core/reminders.js";
 import type { ModelReply, Provider } from "./providers/provider.js";
 import { interruptedResult, type Toolbox, truncatedCallResult } from "./tools/toolbox.js";
@@ -37,6 +38,8 @@ export interface LoopOptions {
   compaction?: Compaction;
   /** Notes for the model added to a turn's tool results (the todo list's reminder). */
   reminders?: Reminder[];
+  /** What ended beside the loop (background tasks), told to the model after a turn's results. */
+  notices?: NoticeSource;
   /**
    * Asked when the answer is done, before the loop stops (the Stop hooks, src/hooks/): a
    * message to go on with, a sentence to stop with, or null to stop as it would.
@@ -142,9 +145,11 @@ export async function* runOneTurn(
   const results = yield* executeToolCalls(calls, lastCallCutOff, options.toolbox, signal);
   warnAboutRepeats(state.messages, results);
   addReminders(state.messages, results, options.reminders ?? []);
-  const message: UserMessage = { role: "user", content: results };
+  const notices = options.notices?.() ?? [];
+  const message: UserMessage = { role: "user", content: withNotices(results, notices) };
   state.messages.push(message);
   yield { type: "tool_results", turn: state.turnCount, message };
+  for (const notice of notices) yield notice.event;
   if (signal.aborted) return { reason: "interrupted", detail: "Interrupted by the user." };
   state.transitionReason = "tool_result";
   state.maxTokensRecoveries = 0;

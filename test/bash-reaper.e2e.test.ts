@@ -4,17 +4,9 @@
 import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROCESS_TABLE_VARIABLE } from "../src/tools/process-tree.js";
-import { pgrep, uniqueSleep } from "./support/bash-harness.js";
+import { eventually, pgrep, uniqueSleep } from "./support/bash-harness.js";
 import { type FakeModel, freshSandbox, runCli, startFakeModel } from "./support/cli-harness.js";
 import { reply, text, toolUse } from "./support/fake-anthropic-server.js";
-
-async function eventually(condition: () => boolean, what: string): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    if (condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`Still not so after 10 s: ${what}`);
-}
 
 describe("agentloop killed with SIGKILL in yolo mode", () => {
   let model: FakeModel;

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { LoopEvent, LoopStop } from "../src/core/events.js";
 import type { ToolResultBlock, UserBlock } from "../src/core/messages.js";
+import type { Notice, NoticeSource } from "../src/core/notices.js";
 import { agentLoop, createLoopState, type LoopState } from "../src/loop.js";
 import { createBashTool } from "../src/tools/bash.js";
 import { createToolbox } from "../src/tools/toolbox.js";
@@ -11,7 +12,10 @@ import { bash, type Script, scriptedProvider, text } from "./support/scripted-pr
 
 const workdir = () => mkdtempSync(join(tmpdir(), "agentloop-loop-"));
 
-async function run(script: Script[], options: { maxTurns?: number; signal?: AbortSignal } = {}) {
+async function run(
+  script: Script[],
+  options: { maxTurns?: number; signal?: AbortSignal; notices?: NoticeSource } = {},
+) {
   const provider = scriptedProvider(script);
   const toolbox = createToolbox([createBashTool({ cwd: workdir() })]);
   const state: LoopState = createLoopState([{ role: "user", content: "do the task" }]);
@@ -22,6 +26,7 @@ async function run(script: Script[], options: { maxTurns?: number; signal?: Abor
     system: "test",
     maxTurns: options.maxTurns ?? 200,
     signal: options.signal,
+    notices: options.notices,
   });
   let stop: LoopStop | undefined;
   while (true) {
@@ -44,6 +49,40 @@ function resultsOf(state: LoopState, index: number): ToolResultBlock[] {
 }
 
 describe("the agent loop", () => {
+  it("sends each notice once, as text after the turn's tool results, and announces it", async () => {
+    const task = {
+      task_id: "bg_1",
+      command: "make",
+      status: "completed" as const,
+      exit_code: 0,
+      output_file: "/f",
+    };
+    const pending: Notice[] = [
+      {
+        text: "<task_notification>bg_1</task_notification>",
+        event: { type: "task_started", task },
+      },
+    ];
+    const { state, events } = await run(
+      [
+        { content: [bash("toolu_1", "echo one")] },
+        { content: [bash("toolu_2", "echo two")] },
+        { content: [text("Done.")] },
+      ],
+      { notices: () => pending.splice(0) },
+    );
+    const blocks = (index: number) => state.messages[index]?.content as UserBlock[];
+    expect(blocks(2).map((block) => block.type)).toEqual(["tool_result", "text"]);
+    expect(blocks(2)[1]).toEqual({
+      type: "text",
+      text: "<task_notification>bg_1</task_notification>",
+    });
+    expect(blocks(4).map((block) => block.type)).toEqual(["tool_result"]);
+    const types = events.map((event) => event.type);
+    expect(types.indexOf("task_started")).toBe(types.indexOf("tool_results") + 1);
+    expect(types.filter((type) => type === "task_started")).toHaveLength(1);
+  });
+
   it("ends when the model answers with text only", async () => {
     const { state, stop, requests } = await run([{ content: [text("Hello!")] }]);
     expect(stop).toMatchObject({ reason: "end_turn", finalText: "Hello!" });

@@ -47,6 +47,13 @@ describe("rendering tool calls", () => {
     expect(describeCall(edit)).toBe("edit src/app.ts");
   });
 
+  it("marks a command started in the background", () => {
+    const input = { command: "npm run dev", run_in_background: true };
+    expect(describeCall({ type: "tool_use", id: "b1", name: "bash", input })).toBe(
+      "bash (background) $ npm run dev",
+    );
+  });
+
   it("shows an edit as its diff, additions green and removals red on a terminal", () => {
     const out = rendered(true);
     expect(out).toContain("\x1b[32m+const b = 2;\x1b[0m");

@@ -67,12 +67,14 @@ describe("the command table", () => {
       "/compact",
       "/cost",
       "/model",
+      "/skills",
       "/sessions",
       "/resume",
       "/plan",
       "/permissions",
       "/hooks",
       "/export",
+      "/tasks",
       "/exit",
     ]);
     for (const command of COMMANDS) {
@@ -84,29 +86,49 @@ describe("the command table", () => {
 
 describe("Tab at the REPL", () => {
   it("offers the commands that start with what was typed", () => {
-    expect(completeInput("/c", { sessionIds })).toEqual([["/clear", "/compact", "/cost"], "/c"]);
-    expect(completeInput("/pe", { sessionIds })).toEqual([["/permissions"], "/pe"]);
+    expect(completeInput("/c", { sessionIds, skillCommands: () => [] })).toEqual([
+      ["/clear", "/compact", "/cost"],
+      "/c",
+    ]);
+    expect(completeInput("/pe", { sessionIds, skillCommands: () => [] })).toEqual([
+      ["/permissions"],
+      "/pe",
+    ]);
   });
 
   it("offers every command after a lone slash", () => {
-    const [candidates] = completeInput("/", { sessionIds });
+    const [candidates] = completeInput("/", { sessionIds, skillCommands: () => [] });
     expect(candidates).toEqual(COMMANDS.map((command) => command.name));
   });
 
   it("offers nothing for a prompt or an unknown command", () => {
-    expect(completeInput("fix the", { sessionIds })).toEqual([[], "fix the"]);
-    expect(completeInput("/zz", { sessionIds })).toEqual([[], "/zz"]);
+    expect(completeInput("fix the", { sessionIds, skillCommands: () => [] })).toEqual([
+      [],
+      "fix the",
+    ]);
+    expect(completeInput("/zz", { sessionIds, skillCommands: () => [] })).toEqual([[], "/zz"]);
   });
 
   it("offers this directory's session ids after /resume", () => {
-    expect(completeInput("/resume 2026-03", { sessionIds })).toEqual([
+    expect(completeInput("/resume 2026-03", { sessionIds, skillCommands: () => [] })).toEqual([
       ["2026-03-02T10-00-00-000-abc123", "2026-03-01T09-00-00-000-def456"],
       "2026-03",
     ]);
-    expect(completeInput("/resume ", { sessionIds })[0]).toHaveLength(3);
+    expect(completeInput("/resume ", { sessionIds, skillCommands: () => [] })[0]).toHaveLength(3);
+  });
+
+  it("offers the skills and custom commands beside the built-in ones", () => {
+    const skillCommands = () => ["/review", "/release-notes"];
+    expect(completeInput("/re", { sessionIds, skillCommands })).toEqual([
+      ["/resume", "/review", "/release-notes"],
+      "/re",
+    ]);
   });
 
   it("offers nothing for the argument of a command without candidates", () => {
-    expect(completeInput("/compact the", { sessionIds })).toEqual([[], "the"]);
+    expect(completeInput("/compact the", { sessionIds, skillCommands: () => [] })).toEqual([
+      [],
+      "the",
+    ]);
   });
 });

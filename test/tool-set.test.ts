@@ -17,13 +17,14 @@ function workspaceWithSettings(settings: object | null) {
 }
 
 describe("choosing the tool set", () => {
-  it("gives bash and the three file tools by default", async () => {
+  it("gives bash, the three file tools and skill by default", async () => {
     const where = workspaceWithSettings(null);
     expect(await chooseToolNames({ flag: undefined, ...where })).toEqual([
       "bash",
       "read",
       "write",
       "edit",
+      "skill",
     ]);
   });
 
@@ -35,6 +36,7 @@ describe("choosing the tool set", () => {
       "write",
       "edit",
       "todo_write",
+      "skill",
     ]);
     const chosen = await chooseToolNames({ flag: ["bash", "todo_write"], ...where });
     expect(chosen).toEqual(["bash", "todo_write"]);
@@ -55,7 +57,7 @@ describe("choosing the tool set", () => {
     const where = workspaceWithSettings({ tools: ["bash", "grep"] });
     await expect(chooseToolNames({ flag: undefined, ...where })).rejects.toThrow(ConfigError);
     await expect(chooseToolNames({ flag: undefined, ...where })).rejects.toThrow(
-      /"tools" in .*settings\.json names an unknown tool "grep": choose from bash, read, write, edit, todo_write\./,
+      /"tools" in .*settings\.json names an unknown tool "grep": choose from bash, read, write, edit, todo_write, skill\./,
     );
     const notAList = workspaceWithSettings({ tools: "bash" });
     await expect(chooseToolNames({ flag: undefined, ...notAList })).rejects.toThrow(

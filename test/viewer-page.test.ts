@@ -588,6 +588,61 @@ describe("the transcript viewer page", () => {
     expect(await shown.textContent()).toBe("todos✔ Read the code · ▶ Write the tests");
   });
 
+  it("shows the skills loaded as they stood at each request", async () => {
+    const at = "2026-11-28T09:00:01.000Z";
+    const lines = [
+      {
+        type: "session",
+        version: 1,
+        id: "s1",
+        cwd: "/tmp/p",
+        model: "m",
+        provider: "anthropic",
+        startedAt: at,
+      },
+      { type: "message", at, message: { role: "user", content: "review" } },
+      {
+        type: "message",
+        at,
+        turn: 1,
+        stopReason: "tool_use",
+        message: {
+          role: "assistant",
+          content: [{ type: "tool_use", id: "s1", name: "skill", input: { name: "review" } }],
+        },
+      },
+      {
+        type: "message",
+        at,
+        turn: 1,
+        message: {
+          role: "user",
+          content: [
+            {
+              type: "tool_result",
+              tool_use_id: "s1",
+              content: "Skill review, from /tmp/p/.claude/skills/review/SKILL.md.\nRead it.",
+            },
+          ],
+        },
+      },
+      {
+        type: "message",
+        at,
+        turn: 2,
+        stopReason: "end_turn",
+        message: { role: "assistant", content: [{ type: "text", text: "Reviewed." }] },
+      },
+    ];
+    const session = `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`;
+    const page = await open(`file://${await exported(session)}`);
+    const shown = page.locator("#step-info .fact[data-fact=skills]");
+    await page.keyboard.press("Home");
+    expect(await shown.count()).toBe(0);
+    await page.keyboard.press("End");
+    expect(await shown.textContent()).toBe("skillsreview");
+  });
+
   it("shows a context_too_long stop like any other", async () => {
     const lines = compactedSession().trimEnd().split("\n").slice(0, 9);
     const stop = {

@@ -102,6 +102,7 @@ describe("the viewer's timeline", () => {
         transitionReason: null,
         stop: { reason: "error", detail: "The API could not be reached." },
         todos: [],
+        skills: [],
       },
     ]);
   });
@@ -130,6 +131,67 @@ describe("the viewer's timeline", () => {
     const { steps } = timelineOf(header, prompt("plan"), call, result, reply(2, "Planned."));
     // The first request was sent before the list existed; the second carried it.
     expect(steps.map((step) => step.todos)).toEqual([[], todos]);
+  });
+
+  it("shows a background task's start, notice and stop among the items, in order", () => {
+    const task = { task_id: "bg_1", command: "npm run dev", exit_code: null, output_file: "/o" };
+    const taskLine = (event: object) => JSON.stringify({ ...event, at });
+    const { items } = timelineOf(
+      header,
+      prompt("start it"),
+      taskLine({ type: "task_started", task: { ...task, status: "running" } }),
+      reply(1, "started"),
+      taskLine({ type: "task_stopped", task: { ...task, status: "killed" }, by: "session_end" }),
+    );
+    expect(items.filter((item) => item.kind === "task")).toEqual([
+      {
+        kind: "task",
+        line: 'Background task started: bg_1 (bash "npm run dev") is running; output in /o',
+      },
+      {
+        kind: "task",
+        line: 'Background task stopped (the session ended): bg_1 (bash "npm run dev") was stopped',
+      },
+    ]);
+  });
+
+  it("gives each step the skills loaded when its request was sent", () => {
+    const call = JSON.stringify({
+      type: "message",
+      at,
+      turn: 1,
+      stopReason: "tool_use",
+      message: {
+        role: "assistant",
+        content: [
+          { type: "tool_use", id: "s1", name: "skill", input: { name: "review" } },
+          { type: "tool_use", id: "s2", name: "skill", input: { name: "missing" } },
+        ],
+      },
+    });
+    const result = JSON.stringify({
+      type: "message",
+      at,
+      turn: 1,
+      message: {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: "s1",
+            content: "Skill review, from /w/.claude/skills/review/SKILL.md.\nIts directory: /w",
+          },
+          {
+            type: "tool_result",
+            tool_use_id: "s2",
+            content: 'No skill "missing".',
+            is_error: true,
+          },
+        ],
+      },
+    });
+    const { steps } = timelineOf(header, prompt("review"), call, result, reply(2, "Reviewed."));
+    expect(steps.map((step) => step.skills)).toEqual([[], ["review"]]);
   });
 
   it("shows a transcript repair with the request it changed", () => {

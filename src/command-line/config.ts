@@ -91,7 +91,7 @@ Options:
   --context-window N             the model's context window in tokens (default: known per model)
   --no-auto-compact              compact only on /compact or when the API says "too long"
   --tools LIST                   the tools the model gets, e.g. "bash" for s01's one tool
-                                 (default: bash,read,write,edit)
+                                 (default: bash,read,write,edit; skill when there are skills)
   --mcp-config FILE              MCP servers to add, in .mcp.json's format (may be repeated)
   --output-format F              text, json or stream-json (one-shot mode)
   --continue                     continue the latest session in this directory
@@ -100,7 +100,13 @@ Options:
   --dangerously-skip-permissions same as --permission-mode yolo
   --allow-network                let sandboxed commands use the network
   --cwd DIR                      work in DIR instead of the current directory
-  --version, --help`;
+  --version, --help
+
+Skills and commands: .agentloop/skills/NAME/SKILL.md (or in .claude/ or .agents/, here or in
+  ~/.config/agentloop/, ~/.claude/, ~/.agents/) and .agentloop/commands/NAME.md (or .claude/);
+  "/NAME args" runs one, in the REPL or with -p; /skills lists them.
+Instructions: AGENTS.md or CLAUDE.md (with @path imports), ~/.config/agentloop/AGENTS.md first,
+  AGENTS.local.md last.`;
 
 export function parseCommandLine(argv: string[], currentDirectory = process.cwd()): CommandLine {
   let parsed: ReturnType<typeof parseFlags>;

@@ -2,6 +2,7 @@
 // prints every loop event as a JSON line and then the same result object. Field names follow
 // what people already script against (see docs/sessions.md and schemas/).
 
+import type { BackgroundTask } from "../core/background-task.js";
 import { ConfigError, ProviderError, type ProviderErrorKind } from "../core/errors.js";
 import type { LoopStop, LoopStopReason } from "../core/events.js";
 import type { Usage } from "../core/messages.js";
@@ -38,6 +39,11 @@ export interface RunResult {
   duration_ms: number;
   /** Present when the session has a todo list: the list as the run left it. */
   todos?: TodoItem[];
+  /**
+   * Present when the run started background tasks: each as it ended. Those still running when
+   * the answer arrived were stopped then, with status "killed".
+   */
+  background_tasks?: BackgroundTask[];
 }
 
 export type ErrorKind = ProviderErrorKind | "config" | "internal";
@@ -72,6 +78,7 @@ export function buildResult(
     sessionId: string;
     durationMs: number;
     todos: readonly TodoItem[];
+    backgroundTasks?: readonly BackgroundTask[];
   },
 ): RunResult {
   const subtype = subtypeFor(stop.reason);
@@ -89,6 +96,7 @@ export function buildResult(
     session_id: facts.sessionId,
     duration_ms: Math.round(facts.durationMs),
     ...(facts.todos.length > 0 ? { todos: [...facts.todos] } : {}),
+    ...(facts.backgroundTasks?.length ? { background_tasks: [...facts.backgroundTasks] } : {}),
   };
 }
 

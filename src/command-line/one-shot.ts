@@ -1,7 +1,7 @@
 // One-shot mode: run one task to completion, print the answer (or a JSON result), and exit
 // with a code that says how it went. SIGINT and SIGTERM end the run cleanly with 130.
 
-import { type LoopStop, requestUsage } from "../core/events.js";
+import { type BackgroundTaskEvent, type LoopStop, requestUsage } from "../core/events.js";
 import { exitCodeFor } from "../core/exit-codes.js";
 import { toolUses } from "../core/messages.js";
 import type { AgentSession } from "../session/agent-session.js";
@@ -43,12 +43,14 @@ export async function runOneShot(options: OneShotOptions): Promise<number> {
     enabled: outputFormat === "text" && !!stderr.isTTY,
     color: !!stderr.isTTY,
     streamText: !!stdout.isTTY,
+    runningTasks: () => session.tasks?.running().length ?? 0,
   });
 
   let numTurns = 0;
   let stop: LoopStop | undefined;
   // The answer's text as it streamed: a reply that asked for tools was not the answer.
   let streamed = "";
+  let stopped: BackgroundTaskEvent[] = [];
   try {
     const run = session.runPrompt(options.prompt, controller.signal);
     while (true) {
@@ -72,7 +74,16 @@ export async function runOneShot(options: OneShotOptions): Promise<number> {
     progress.stop();
     process.off("SIGINT", interrupt);
     process.off("SIGTERM", interrupt);
+    // The answer is in: whatever still runs in the background ends with the run.
+    stopped = await session.endTasks();
     await session.close();
+  }
+  for (const event of stopped) {
+    if (outputFormat === "stream-json") stdout.write(`${JSON.stringify(event)}\n`);
+    const { task_id, command } = event.task;
+    stderr.write(
+      `agentloop: background task ${task_id} (bash ${JSON.stringify(command)}) was still running when the run ended: it and everything it started were stopped.\n`,
+    );
   }
 
   if (outputFormat === "text") {
@@ -89,6 +100,7 @@ export async function runOneShot(options: OneShotOptions): Promise<number> {
       sessionId: session.id,
       durationMs: performance.now() - started,
       todos: session.todos(),
+      backgroundTasks: session.tasks?.list() ?? [],
     });
     stdout.write(`${JSON.stringify(result)}\n`);
   }

@@ -7,6 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Interface } from "node:readline";
+import { createTaskStopTool } from "../background/task-stop.js";
+import type { BackgroundTasks } from "../background/tasks.js";
 import { ConfigError } from "../core/errors.js";
 import type { McpConnections } from "../mcp/connections.js";
 import { startSessionMcp } from "../mcp/session-mcp.js";
@@ -27,6 +29,9 @@ import type { TodoList } from "../planning/todo-list.js";
 import { createTodoWriteTool } from "../planning/todo-write.js";
 import type { Sandbox, SandboxOptions } from "../sandbox/sandbox.js";
 import { checkSandbox, createSandbox } from "../sandbox/select.js";
+import type { LoadedSkills } from "../skills/loaded-skills.js";
+import type { Skill } from "../skills/skill.js";
+import { createSkillTool } from "../skills/skill-tool.js";
 import { terminalAsk } from "../terminal/ask.js";
 import { terminalMcpAsk } from "../terminal/mcp-ask.js";
 import { terminalPlanApproval } from "../terminal/plan-approval.js";
@@ -54,6 +59,9 @@ export interface ToolSetup {
   keyVariable: string | null;
   /** The session's plan, which the todo_write tool replaces. */
   todos: TodoList;
+  /** The skills and commands found; the skill tool is offered when the model may load one of them. */
+  skills: readonly Skill[];
+  loadedSkills: LoadedSkills;
   /** The user's PreToolUse and PostToolUse hooks (src/hooks/), when any run. */
   toolHooks?: ToolCallHooks;
   /** The session runs a local model, which gets todo_write by default. */
@@ -64,6 +72,8 @@ export interface ToolSetup {
   plan: PlanMode;
   /** Hears each change of the permission mode (to record it in the session file). */
   onModeChange: (mode: PermissionMode, previous: PermissionMode) => void;
+  /** The session's background tasks: bash gets run_in_background, and task_stop comes with it. */
+  tasks?: BackgroundTasks;
 }
 
 export interface SessionTools {
@@ -162,6 +172,7 @@ export async function createSessionTools(setup: ToolSetup): Promise<SessionTools
       return currentSandbox()?.endsLeftovers === false;
     },
     tempDir: scratch,
+    startBackground: setup.tasks?.start,
   };
   const reads = createFileReads();
   const workspace = options.cwd;
@@ -175,6 +186,7 @@ export async function createSessionTools(setup: ToolSetup): Promise<SessionTools
     write: () => createWriteTool({ workspace, reads }) as Tool,
     edit: () => createEditTool({ workspace, reads }) as Tool,
     todo_write: () => createTodoWriteTool(setup.todos) as Tool,
+    skill: () => createSkillTool(setup.skills, setup.loadedSkills) as Tool,
   };
   const checkPermission = createPermissionCheck({
     mode: modes.current,
@@ -184,7 +196,10 @@ export async function createSessionTools(setup: ToolSetup): Promise<SessionTools
     ask: setup.readline ? terminalAsk(setup.readline, setup.holdProgress) : undefined,
     scratch: scratch ? [scratch] : [],
   });
-  const chosen = names.map((name) => make[name]());
+  const skillsToLoad = setup.skills.some((skill) => skill.modelInvocable);
+  const chosen = names
+    .filter((name) => name !== "skill" || skillsToLoad)
+    .map((name) => make[name]());
   const added = (wanted: ToolName[]) =>
     wanted.filter((name) => !names.includes(name)).map((name) => make[name]());
   const afterPlanning = [...chosen, ...added(["todo_write"])];
@@ -195,15 +210,21 @@ export async function createSessionTools(setup: ToolSetup): Promise<SessionTools
   });
   const planning = [...afterPlanning, ...added(["write"]), exitPlanMode as Tool];
   const builtIn = () => (modes.current() === "plan" ? planning : planned ? afterPlanning : chosen);
-  // The same array until the mode or an MCP server's tools change, as the toolbox asks.
+  // Offered from the first background task on: a session that starts none pays nothing for it.
+  const { tasks } = setup;
+  const taskStop = tasks && names.includes("bash") ? [createTaskStopTool(tasks) as Tool] : [];
+  const offerTaskStop = () => taskStop.length > 0 && (tasks?.list().length ?? 0) > 0;
+  // The same array until the mode, an MCP server's tools or task_stop change, as the toolbox asks.
   let fromMcp: readonly Tool[] | null = null;
   let fromMode: readonly Tool[] | null = null;
+  let withTaskStop = false;
   let all: readonly Tool[] = [];
   const currentTools = () => {
-    if (mcp.tools() !== fromMcp || builtIn() !== fromMode) {
+    if (mcp.tools() !== fromMcp || builtIn() !== fromMode || offerTaskStop() !== withTaskStop) {
       fromMcp = mcp.tools();
       fromMode = builtIn();
-      all = [...fromMode, ...fromMcp];
+      withTaskStop = offerTaskStop();
+      all = [...fromMode, ...(withTaskStop ? taskStop : []), ...fromMcp];
     }
     return all;
   };

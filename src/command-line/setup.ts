@@ -3,6 +3,7 @@
 
 import { join } from "node:path";
 import type { Interface } from "node:readline";
+import { createBackgroundTasks } from "../background/tasks.js";
 import { createCompaction } from "../compaction/compaction.js";
 import { chooseCompaction, contextWindowOf } from "../compaction/settings.js";
 import { readDotenv } from "../core/dotenv.js";
@@ -19,6 +20,7 @@ import {
   type PermissionRules,
   parsePermissionMode,
 } from "../permissions/policy.js";
+import { createRedactor, secretValues } from "../permissions/secrets.js";
 import { createPlanMode } from "../planning/plan-mode.js";
 import { createTodoList } from "../planning/todo-list.js";
 import { todosRestated } from "../planning/todos.js";
@@ -43,12 +45,24 @@ import {
   sessionsDirectory,
 } from "../session/session-file.js";
 import { buildSystemPrompt } from "../session/system-prompt.js";
+import { catalogBudget, catalogSection } from "../skills/catalog.js";
+import { findSkills } from "../skills/find-skills.js";
+import { createLoadedSkills, type LoadedSkills } from "../skills/loaded-skills.js";
+import { homeOf } from "../skills/places.js";
+import { readProjectMemory } from "../skills/project-memory.js";
+import type { SkillCatalog } from "../skills/skill.js";
+import { skillsInHistory } from "../skills/skills-in-history.js";
 import { terminalHooksAsk } from "../terminal/mcp-ask.js";
 import type { RunOptions } from "./config.js";
 import { createSessionTools } from "./session-tools.js";
 
 /** Room kept for the reply when the provider sets no output limit of its own. */
 const DEFAULT_OUTPUT_RESERVE = 8192;
+/**
+ * What the loaded skills may take beside a compaction's summary, in tokens: Claude Code's
+ * 25,000 in all and 5,000 each, and no more than a tenth of a small model's window.
+ */
+const RESTATED_SKILLS_TOKENS = { total: 25_000, each: 5_000, windowShare: 0.1 };
 
 export interface StartedSession {
   session: AgentSession;
@@ -70,6 +84,10 @@ export interface SessionControls {
   planFile(): string;
   /** The allow, ask and deny rules of the settings files, read again now. */
   permissionRules(): Promise<PermissionRules>;
+  /** The skills and custom commands found at start-up (/skills, /help, `/name args`). */
+  readonly skills: SkillCatalog;
+  /** The skills loaded so far: a `/name` the user types counts too. */
+  readonly loadedSkills: LoadedSkills;
   /** The hooks in force and the project's skipped ones, as read at start (the REPL's /hooks). */
   readonly hooks: Pick<PreparedHooks, "running" | "skipped">;
   /** Goes on in a new session file, or in session `id` resumed as --resume does. */
@@ -103,6 +121,16 @@ export async function startSession(
   notices.push(...file.notices);
   // The plan goes on with the session: a resumed one's last todo_write list.
   const todos = createTodoList(file.todos);
+  // Beside the session file, in the directory of the session that started them.
+  const tasks = createBackgroundTasks({
+    outputDirectory: join(directory, file.writer.id, "tasks"),
+    redact: createRedactor(secretValues(env)),
+  });
+  // Knowledge by files: read from the real environment only, as the settings are.
+  const skills = findSkills({ cwd: options.cwd, env: userEnv });
+  const loadedSkills = createLoadedSkills(skillsInHistory(file.messages));
+  const memory = readProjectMemory({ cwd: options.cwd, env: userEnv });
+  notices.push(...skills.skipped, ...memory.problems);
   // The file repairs are recorded in: the REPL's /clear and /resume change it.
   let writer = file.writer;
   const onRepair = (description: string) => {
@@ -179,6 +207,9 @@ export async function startSession(
       holdProgress: io.holdProgress,
       keyVariable: resolved.apiKeyEnv,
       todos,
+      tasks,
+      skills: skills.skills,
+      loadedSkills,
       toolHooks: userHooks.toolHooks,
       localModel: resolved.protocol === "local",
       onNotice: (sentence) => notices.push(sentence),
@@ -203,7 +234,12 @@ export async function startSession(
       auto: compaction.value.auto,
       outputReserve: provider.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVE,
       resultsDirectory: join(directory, sessionId, "tool-results"),
-      restate: () => restated([todosRestated(todos.items()), plan.restated(modes.current())]),
+      restate: () =>
+        restated([
+          todosRestated(todos.items()),
+          plan.restated(modes.current()),
+          skillsRestated(loadedSkills, contextWindow),
+        ]),
       beforeSummary: userHooks.sessionHooks?.beforeCompact,
     });
   };
@@ -211,10 +247,26 @@ export async function startSession(
     const tokens = count(contextWindowOf(compaction.value, provider));
     notices.push(`local model ${provider.model} on ${provider.device}, context ${tokens} tokens.`);
   }
+  const toolNames = toolbox.definitions.map((tool) => tool.name);
+  // The catalog goes with the skill tool: without it (--tools bash), the model cannot load one.
+  const skillCatalog = toolNames.includes("skill")
+    ? catalogSection(skills.skills, {
+        cwd: options.cwd,
+        home: homeOf(userEnv),
+        budget: catalogBudget(contextWindowOf(compaction.value, provider)),
+      })
+    : null;
   const session = createAgentSession({
     provider,
     toolbox,
-    system: buildSystemPrompt(options.cwd),
+    system: buildSystemPrompt(options.cwd, {
+      mode,
+      allowNetwork: options.allowNetwork,
+      toolNames,
+      env: userEnv,
+      instructions: memory.text,
+      skillCatalog,
+    }),
     maxTurns: options.maxTurns,
     maxCostUsd: options.maxCost,
     writer,
@@ -224,6 +276,7 @@ export async function startSession(
     hooks: userHooks.sessionHooks,
     onNotice,
     planning: { plan, mode: modes.current },
+    tasks,
   });
   // What a new session's header names: the model of the latest /model.
   let current = resolved;
@@ -234,12 +287,15 @@ export async function startSession(
     },
     switchMode: (next) => modes.change(next),
     planFile: plan.file,
+    skills,
+    loadedSkills,
     hooks: userHooks,
     permissionRules: () => loadPermissionRules({ workspace: options.cwd, env: userEnv }),
     switchSession(id) {
       const next = openSessionFile(directory, options.cwd, current, id ? { id } : undefined);
       session.switchSession({ ...next, compaction: compactionFor(next.writer.id) });
       todos.restore(next.todos);
+      loadedSkills.restore(skillsInHistory(next.messages));
       writer = next.writer;
       // A new history: the model knows nothing of plan mode yet, and the new file says it is on.
       plan.told(null);
@@ -280,6 +336,14 @@ function recordPlanMode(
 function restated(parts: (string | null)[]): string | null {
   const present = parts.filter((part) => part !== null);
   return present.length > 0 ? present.join("\n\n") : null;
+}
+
+/** The loaded skills' texts beside a compaction's summary, within RESTATED_SKILLS_TOKENS. */
+function skillsRestated(loaded: LoadedSkills, contextWindow: number): string | null {
+  const tokens = RESTATED_SKILLS_TOKENS;
+  const total = Math.min(tokens.total, Math.floor(contextWindow * tokens.windowShare));
+  // Bytes, at about four a token.
+  return loaded.restated({ total: total * 4, each: Math.min(tokens.each, total) * 4 });
 }
 
 /** A new session file, or the file of the session to resume with its history made valid again. */

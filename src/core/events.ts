@@ -1,6 +1,7 @@
 // Everything the loop does is announced as one of these events. The CLI renders them, the
 // session writer stores them, and library users read them: one stream for every consumer.
 
+import type { BackgroundTask } from "./background-task.js";
 import type {
   AssistantMessage,
   Message,
@@ -60,10 +61,18 @@ export type LoopEvent =
   | { type: "turn_end"; turn: number; transitionReason: TransitionReason | null }
   /** The model replaced its plan with todo_write: the whole list as it now stands. */
   | { type: "todos"; todos: TodoItem[] }
+  | BackgroundTaskEvent
   | CompactionEvent
   | HookRunEvent
   | LoopStop;
 
+/** A background task (s11) started, was told to the model as ended, or was stopped. */
+export type BackgroundTaskEvent =
+  | { type: "task_started"; task: BackgroundTask }
+  /** The task ended and the next request carries `text`, its notice, for the model. */
+  | { type: "task_notification"; task: BackgroundTask; text: string }
+  /** Ended while it ran: by the task_stop tool, or because the session ended. */
+  | { type: "task_stopped"; task: BackgroundTask; by: "task_stop" | "session_end" };
 /** How a hook's run ended for the step it ran at (src/hooks/, docs/hooks.md). */
 export type HookDecision =
   /** Exit 0 and no decision: the step goes on. */

@@ -10,7 +10,10 @@ import { hooksReport } from "../hooks/list.js";
 import type { PermissionMode } from "../permissions/policy.js";
 import type { AgentSession } from "../session/agent-session.js";
 import { listSessions, sessionIds } from "../session/session-file.js";
+import { invocationUsage } from "../skills/invocation.js";
+import { describeTask } from "../terminal/task-line.js";
 import { sessionLines } from "./session-list.js";
+import { skillLines } from "./skill-list.js";
 import { costReport } from "./status.js";
 
 export interface CommandContext {
@@ -42,6 +45,8 @@ export interface Command {
 export interface CompletionSources {
   /** The ids of this directory's sessions, newest first. */
   sessionIds(): string[];
+  /** The skills and custom commands, as `/name`. */
+  skillCommands(): string[];
 }
 
 /** Words that end the REPL as /exit does. */
@@ -68,8 +73,13 @@ export const COMMANDS: Command[] = [
     argument: "",
     help: "list the commands and keys",
     run(_argument, context) {
-      const width = Math.max(...COMMANDS.map((command) => usage(command).length)) + 2;
-      const lines = COMMANDS.map((command) => `${usage(command).padEnd(width)}${command.help}`);
+      const skills = context.controls.skills.skills;
+      const rows = [
+        ...COMMANDS.map((command) => [usage(command), command.help]),
+        ...skills.map((skill) => [invocationUsage(skill), `(${skill.kind}) ${skill.description}`]),
+      ];
+      const width = Math.max(...rows.map(([name = ""]) => name.length)) + 2;
+      const lines = rows.map(([name = "", help]) => `${name.padEnd(width)}${help}`);
       context.print([...lines, "", ...KEYS_HELP].join("\n"));
     },
   },
@@ -116,6 +126,14 @@ export const COMMANDS: Command[] = [
         return;
       }
       context.print(`Model ${session.model} (${controls.provider}). /model NAME changes it.`);
+    },
+  },
+  {
+    name: "/skills",
+    argument: "",
+    help: "the skills and custom commands, and where each comes from",
+    run(_argument, context) {
+      context.print(skillLines(context.controls.skills, context.cwd).join("\n"));
     },
   },
   {
@@ -221,6 +239,21 @@ export const COMMANDS: Command[] = [
     },
   },
   {
+    name: "/tasks",
+    argument: "",
+    help: "list the background tasks of this session and where their output goes",
+    run(_argument, context) {
+      const tasks = context.session.tasks?.list() ?? [];
+      if (tasks.length === 0) {
+        context.print("No background tasks. The model starts one with bash's run_in_background.");
+        return;
+      }
+      const running = tasks.filter((task) => task.status === "running").length;
+      const lines = tasks.map((task) => `  ${describeTask(task)}`);
+      context.print([`${plural(running, "task")} running:`, ...lines].join("\n"));
+    },
+  },
+  {
     name: "/exit",
     argument: "",
     help: "end the session (so do exit, quit and Ctrl-D)",
@@ -255,7 +288,8 @@ export function completeInput(line: string, sources: CompletionSources): [string
   if (!line.startsWith("/")) return [[], line];
   const space = line.search(/\s/);
   if (space === -1) {
-    return [COMMANDS.map((command) => command.name).filter((name) => name.startsWith(line)), line];
+    const names = [...COMMANDS.map((command) => command.name), ...sources.skillCommands()];
+    return [[...new Set(names)].filter((name) => name.startsWith(line)), line];
   }
   const command = COMMANDS.find((candidate) => candidate.name === line.slice(0, space));
   const prefix = line.slice(space).trimStart();

@@ -8,10 +8,12 @@ import { requestUsage } from "../core/events.js";
 import { EXIT } from "../core/exit-codes.js";
 import { addUsage, emptyUsage } from "../core/messages.js";
 import type { AgentSession } from "../session/agent-session.js";
+import { type Invocation, ignoredNotice, invocationOf } from "../skills/invocation.js";
 import type { Progress } from "../terminal/progress.js";
 import { createPromptInput } from "../terminal/prompt-input.js";
 import { questionsAsked } from "../terminal/question.js";
 import { createRenderer } from "../terminal/render.js";
+import { describeTask } from "../terminal/task-line.js";
 import { type Command, type CommandContext, parseInput } from "./commands.js";
 import { answerSummary, startLine } from "./status.js";
 import type { ReplTerminal } from "./terminal.js";
@@ -62,6 +64,7 @@ export function runRepl(options: ReplOptions): Promise<number> {
       running?.abort();
       progress.stop();
       process.off("SIGINT", onInterrupt);
+      stopListening?.();
       input.close();
       readline.close();
       await session.close();
@@ -126,6 +129,20 @@ export function runRepl(options: ReplOptions): Promise<number> {
       output.write(`${dim(answerSummary(usage, session))}\n`);
     }
 
+    /** A skill or custom command the user typed: its prompt, on its model for this prompt. */
+    async function runInvocation({ skill, prompt }: Invocation) {
+      const ignored = ignoredNotice(skill);
+      if (ignored) context.print(`agentloop: ${ignored}`);
+      const previous = session.model;
+      const switched = skill.model !== undefined && skill.model !== previous;
+      if (switched) await options.controls.switchModel(skill.model as string);
+      try {
+        await runPrompt(prompt);
+      } finally {
+        if (switched) await options.controls.switchModel(previous);
+      }
+    }
+
     async function handle(text: string) {
       const parsed = parseInput(text);
       // Recalling "exit" is never what the up arrow is wanted for.
@@ -141,9 +158,13 @@ export function runRepl(options: ReplOptions): Promise<number> {
         case "prompt":
           await runPrompt(parsed.text);
           break;
-        case "unknown":
-          context.print(parsed.hint);
+        case "unknown": {
+          const { skills, loadedSkills } = options.controls;
+          const invocation = invocationOf(text, skills, loadedSkills);
+          if (invocation) await runInvocation(invocation).catch(printError);
+          else context.print(parsed.hint);
           break;
+        }
         case "command":
           await runCommand(parsed.command, parsed.argument);
           break;
@@ -151,11 +172,15 @@ export function runRepl(options: ReplOptions): Promise<number> {
       if (!finished) input.ask();
     }
 
+    function printError(error: unknown) {
+      context.print(`agentloop: ${error instanceof Error ? error.message : String(error)}`);
+    }
+
     async function runCommand(command: Command, argument: string) {
       try {
         await command.run(argument, context);
       } catch (error) {
-        context.print(`agentloop: ${error instanceof Error ? error.message : String(error)}`);
+        printError(error);
       }
     }
 
@@ -168,6 +193,14 @@ export function runRepl(options: ReplOptions): Promise<number> {
       if (!finished) readline.prompt(true);
     }
 
+    // A task that ends while the model is idle is told with the next prompt; a person sees it now.
+    const stopListening = session.tasks?.onEnd((task) => {
+      if (running || finished) return;
+      output.write(
+        `\n${dim(`◆ background task ${describeTask(task)}; the model is told with your next prompt`)}\n`,
+      );
+      input.ask();
+    });
     readline.on("SIGINT", onInterrupt);
     process.on("SIGINT", onInterrupt);
     readline.on("close", () => void finish(EXIT.done));

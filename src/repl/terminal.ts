@@ -18,7 +18,12 @@ export interface ReplTerminal {
   history: InputHistory;
 }
 
-export function openReplTerminal(where: { cwd: string; sessionsDirectory: string }): ReplTerminal {
+export function openReplTerminal(where: {
+  cwd: string;
+  sessionsDirectory: string;
+  /** The skills and custom commands, as `/name`: known once the session has started. */
+  skillCommands: () => string[];
+}): ReplTerminal {
   const history = openInputHistory(historyPath());
   const ids = () => sessionIds(where.sessionsDirectory, where.cwd);
   const readline = createInterface({
@@ -27,7 +32,8 @@ export function openReplTerminal(where: { cwd: string; sessionsDirectory: string
     terminal: true,
     history: history.entries,
     historySize: HISTORY_SIZE,
-    completer: (line: string) => completeInput(line, { sessionIds: ids }),
+    completer: (line: string) =>
+      completeInput(line, { sessionIds: ids, skillCommands: where.skillCommands }),
   });
   return { readline, input: process.stdin, output: process.stdout, history };
 }

@@ -2,8 +2,14 @@
 // event is written to the session file before the next one is produced, and usage is summed.
 // The REPL, one-shot mode and library users all drive the loop through this.
 
+import type { BackgroundTasks } from "../background/tasks.js";
 import type { Compaction } from "../compaction/compaction.js";
-import { type LoopEvent, type LoopStop, requestUsage } from "../core/events.js";
+import {
+  type BackgroundTaskEvent,
+  type LoopEvent,
+  type LoopStop,
+  requestUsage,
+} from "../core/events.js";
 import { type Limit, maxCostLimit, repeatedCallLimit } from "../core/limits.js";
 import {
   addUsage,
@@ -12,6 +18,7 @@ import {
   type Usage,
   type UserMessage,
 } from "../core/messages.js";
+import { noticeBlocks } from "../core/notices.js";
 import type { Reminder } from "../core/reminders.js";
 import type { TodoItem } from "../core/todo-item.js";
 import type { SessionHooks, SessionStartSource } from "../hooks/session-hooks.js";
@@ -43,6 +50,8 @@ export interface AgentSessionOptions {
    * or out of plan mode, and a plan presented with no one to approve it ends the run.
    */
   planning?: { plan: PlanMode; mode: () => PermissionMode };
+  /** Background tasks (s11): announced, told to the model when they end, ended with the session. */
+  tasks?: BackgroundTasks;
   /** The user's hooks at the session's steps (src/hooks/); their runs are recorded and announced. */
   hooks?: SessionHooks;
   /** Where a hook run that ends the session (SessionEnd) reports a failure. */
@@ -59,6 +68,13 @@ export interface AgentSession {
   cost(): number | null;
   /** The todo list as it stands (empty without one). */
   todos(): readonly TodoItem[];
+  /** The session's background tasks, if it has any. */
+  readonly tasks: BackgroundTasks | undefined;
+  /**
+   * Ends the background tasks still running (close does it too) and returns their
+   * `task_stopped` events, recorded in the session file.
+   */
+  endTasks(): Promise<BackgroundTaskEvent[]>;
   runPrompt(prompt: string, signal: AbortSignal): AsyncGenerator<LoopEvent, LoopStop>;
   /** Summarises the history now (the REPL's /compact), with an optional focus for the summary. */
   compact(focus: string | undefined, signal: AbortSignal): AsyncGenerator<LoopEvent, string>;
@@ -88,7 +104,7 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
   if (options.maxCostUsd !== undefined) limits.push(maxCostLimit(options.maxCostUsd, () => cost));
   const { planning, hooks } = options;
   if (planning) limits.push(planning.plan.limit);
-  const { todos } = options;
+  const { todos, tasks } = options;
   const reminders: Reminder[] = todos ? [todoReminder(todos)] : [];
   // SessionStart runs at once; what it gives the model goes with the next prompt.
   const ending = new AbortController();
@@ -140,6 +156,18 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
       const changed = event.type === "tool_end" ? todos?.takeChange() : null;
       if (changed) yield { type: "todos", todos: changed } satisfies LoopEvent;
       if (event.type === "compaction" && event.kind === "summary") startHooks("compact");
+      yield* taskEvents();
+    }
+  }
+  async function endTasks(): Promise<BackgroundTaskEvent[]> {
+    await tasks?.endAll();
+    return [...taskEvents()];
+  }
+  /** Background tasks started or stopped by a tool since the last look, recorded and announced. */
+  function* taskEvents(): Generator<BackgroundTaskEvent> {
+    for (const event of tasks?.takeEvents() ?? []) {
+      writer.recordEvent(event);
+      yield event;
     }
   }
 
@@ -156,16 +184,32 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
     usage: () => usage,
     cost: () => cost,
     todos: () => todos?.items() ?? [],
+    tasks,
+    endTasks,
     async *runPrompt(prompt, signal) {
       const said = await beforePrompt(prompt, signal);
       yield* hookRuns();
       if ("block" in said) return yield* recorded(promptBlocked(said.block));
       // What the model must know of the mode, as a note beside the prompt: plan mode began or ended.
       const note = planning ? planning.plan.noteFor(planning.mode()) : null;
-      const content = promptContent(prompt, [note, hooksNote(said.context)]);
-      const message: UserMessage = { role: "user", content };
+      // Tasks that ended while the model was idle are told with the prompt, after it.
+      const notices = tasks?.notices() ?? [];
+      const fromHooks = hooksNote(said.context);
+      const notes = [
+        ...(note ? [{ type: "text" as const, text: note }] : []),
+        ...(fromHooks ? [{ type: "text" as const, text: fromHooks }] : []),
+        ...noticeBlocks(notices),
+      ];
+      const message: UserMessage = {
+        role: "user",
+        content: notes.length > 0 ? [{ type: "text", text: prompt }, ...notes] : prompt,
+      };
       state.messages.push(message);
       writer.recordMessage(message);
+      for (const notice of notices) {
+        writer.recordEvent(notice.event);
+        yield notice.event;
+      }
       return yield* recorded(
         agentLoop(state, {
           provider,
@@ -177,6 +221,7 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
           compaction,
           reminders,
           beforeStop: hooks?.stopCheck(),
+          notices: tasks?.notices,
         }),
       );
     },
@@ -204,6 +249,7 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
       await previous.dispose?.();
     },
     async close() {
+      await endTasks();
       if (hooks) {
         await hooks.sessionEnd(ending.signal);
         // No one reads events any more: a failure is told on stderr.
@@ -219,16 +265,6 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
       writer.close();
     },
   };
-}
-
-/** The prompt as the model reads it: with the notes that go beside it (plan mode's, the hooks'). */
-function promptContent(prompt: string, notes: (string | null)[]): UserMessage["content"] {
-  const texts = notes.filter((note): note is string => note !== null);
-  if (texts.length === 0) return prompt;
-  return [
-    { type: "text", text: prompt },
-    ...texts.map((text) => ({ type: "text" as const, text })),
-  ];
 }
 
 /** What the hooks gave the model for this prompt (UserPromptSubmit's, SessionStart's). */

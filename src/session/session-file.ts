@@ -15,6 +15,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import type {
+  BackgroundTaskEvent,
   CompactionEvent,
   HookRunEvent,
   LoopEvent,
@@ -54,6 +55,8 @@ export type SessionEntry =
   | { type: "permission_mode"; at: string; mode: PermissionMode }
   /** The history was compacted; the messages before it stay in the file, untouched. */
   | (CompactionEvent & { at: string })
+  /** A background task started, was told to the model as ended, or was stopped (s11). */
+  | (BackgroundTaskEvent & { at: string })
   /** One of the user's hooks ran (src/hooks/). */
   | (HookRunEvent & { at: string });
 
@@ -119,6 +122,9 @@ export function openSessionWriter(
           append({ type: "stop", at: at(), reason: event.reason, detail: event.detail });
           return;
         case "compaction":
+        case "task_started":
+        case "task_notification":
+        case "task_stopped":
         case "hook":
           append({ ...event, at: at() });
           return;
@@ -212,6 +218,9 @@ function shapeProblem(value: unknown, lineNumber: number): string | null {
     case "repair":
     case "hook":
     case "permission_mode":
+    case "task_started":
+    case "task_notification":
+    case "task_stopped":
       return null;
     case "compaction":
       return compactionProblem(record);

@@ -1,44 +1,42 @@
-// The system prompt: short, fixed for the whole session (so a prompt cache stays valid), and
-// followed by the project's own instructions from AGENTS.md (or CLAUDE.md).
+// The system prompt: who the model is, the environment it works in, the skills it may load
+// and the project's instructions. Written once per session, so a prompt cache stays valid.
+// A subagent's prompt is its own definition followed by the same `sessionContext`.
 
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { readProjectMemory } from "../skills/project-memory.js";
+import { type EnvironmentFacts, environmentSection } from "./environment.js";
 
-export function buildSystemPrompt(cwd: string): string {
+export interface SessionFacts extends EnvironmentFacts {
+  /** The real environment: where the user's personal instructions are. */
+  env?: NodeJS.ProcessEnv;
+  /** The instructions, when already read (to tell the user what was not imported). */
+  instructions?: string;
+  /** The skills' catalog (skills/catalog.ts), or null when there is no skill to load. */
+  skillCatalog?: string | null;
+}
+
+/** The facts of a session for which nothing was said: a plain session in `ask` mode. */
+const PLAIN: SessionFacts = { mode: "ask", allowNetwork: false, toolNames: [] };
+
+export function buildSystemPrompt(cwd: string, facts: SessionFacts = PLAIN): string {
   const base = [
     `You are agentloop, a coding agent working in ${cwd}.`,
     "Use the tools to inspect files, change them and run commands; act rather than describe.",
     "Commands run without a terminal and cannot read input, so pass everything as arguments.",
     "When the task is done, reply with a short summary of what you did.",
   ].join("\n");
-  const instructions = projectInstructions(cwd);
-  return instructions ? `${base}\n\n${instructions}` : base;
+  return [base, facts.skillCatalog, sessionContext(cwd, facts)].filter(Boolean).join("\n\n");
+}
+
+/** The environment section and the project's instructions: what every agent of the session shares. */
+export function sessionContext(cwd: string, facts: SessionFacts = PLAIN): string {
+  const instructions = facts.instructions ?? projectInstructions(cwd, facts.env);
+  return [environmentSection(cwd, facts), instructions].filter(Boolean).join("\n\n");
 }
 
 /**
- * AGENTS.md (or CLAUDE.md where a directory has no AGENTS.md) in every directory from the
- * repository root down to `cwd`, outermost first so the most specific instructions come last.
- * Outside a git repository only `cwd` itself is read.
+ * The personal, project and local instructions (skills/project-memory.ts) with their imports.
+ * What could not be imported is left out here; setup tells the user (readProjectMemory).
  */
-export function projectInstructions(cwd: string): string {
-  const sections: string[] = [];
-  for (const directory of directoriesFromRepositoryRoot(cwd)) {
-    const file = ["AGENTS.md", "CLAUDE.md"].map((name) => join(directory, name)).find(existsSync);
-    if (!file) continue;
-    const text = readFileSync(file, "utf8").trim();
-    if (text) sections.push(`Project instructions from ${relative(cwd, file) || file}:\n${text}`);
-  }
-  return sections.join("\n\n");
-}
-
-function directoriesFromRepositoryRoot(cwd: string): string[] {
-  const chain = [cwd];
-  let directory = cwd;
-  while (!existsSync(join(directory, ".git"))) {
-    const parent = dirname(directory);
-    if (parent === directory) return [cwd];
-    directory = parent;
-    chain.push(directory);
-  }
-  return chain.reverse();
+export function projectInstructions(cwd: string, env: NodeJS.ProcessEnv = process.env): string {
+  return readProjectMemory({ cwd, env }).text;
 }

@@ -5,6 +5,7 @@
 
 import stringWidth from "string-width";
 import type { LoopEvent } from "../core/events.js";
+import { plural } from "../core/wording.js";
 
 export interface ProgressOutput {
   write(text: string): unknown;
@@ -26,6 +27,8 @@ export interface ProgressOptions {
    * If it is not, the spinner goes on while the answer is written, with a token estimate.
    */
   streamText?: boolean;
+  /** How many background tasks are running, shown at the end of the line while there are any. */
+  runningTasks?: () => number;
   /** Milliseconds; injectable so that tests control the clock. */
   now?: () => number;
   frames?: readonly string[];
@@ -94,8 +97,9 @@ export function createProgress(options: ProgressOptions): Progress {
       phase = { kind: "waiting", since: phase.until, chars: 0 };
     }
     const text = describe(phase, at, frames[ticks++ % frames.length] ?? "");
+    const tasks = options.runningTasks?.() ?? 0;
     if (text === null) erase();
-    else draw(text);
+    else draw(tasks > 0 ? `${text} · ${plural(tasks, "background task")} running` : text);
   };
 
   // The timer runs only while there is something to show; unref'd, it never keeps Node alive.
@@ -167,8 +171,12 @@ function next(phase: Phase, event: LoopEvent, at: number, streamText: boolean): 
       const running = phase.running.filter((id) => id !== event.call.id);
       return running.length > 0 ? { ...phase, running } : IDLE;
     }
-    // The list follows its tool's end and changes nothing that is awaited; so does a hook's run.
+    // The list follows its tool's end and changes nothing that is awaited; nor does a task or a
+    // hook's run.
     case "todos":
+    case "task_started":
+    case "task_notification":
+    case "task_stopped":
     case "hook":
       return phase;
     case "assistant_message":

@@ -6,6 +6,7 @@ import type { CompactionEvent, HookRunEvent, LoopEvent } from "../core/events.js
 import type { ToolUseBlock } from "../core/messages.js";
 import { count, plural } from "../core/wording.js";
 import type { MarkdownStream } from "./markdown.js";
+import { describeTask } from "./task-line.js";
 import { todoLines } from "./todo-lines.js";
 
 export interface Output {
@@ -122,6 +123,11 @@ export function createRenderer(options: RendererOptions): (event: LoopEvent) => 
         endLine();
         options.progress.write(dim(`⟳ ${describeCompaction(event)}\n`));
         return;
+      // The model is told now; a person sees the same line.
+      case "task_notification":
+        endLine();
+        options.progress.write(dim(`◆ background task ${describeTask(event.task)}\n`));
+        return;
       case "hook": {
         const line = describeHookRun(event);
         if (!line) return;
@@ -142,6 +148,9 @@ export function createRenderer(options: RendererOptions): (event: LoopEvent) => 
       case "tool_results":
       case "continuation":
       case "turn_end":
+      // The tool's result says it started or stopped it.
+      case "task_started":
+      case "task_stopped":
         return;
     }
   };
@@ -151,7 +160,7 @@ export function describeCall(call: ToolUseBlock): string {
   const input = call.input as Record<string, unknown> | null;
   const shown =
     call.name === "bash" && typeof input?.command === "string"
-      ? `$ ${input.command}`
+      ? `${input.run_in_background === true ? "(background) " : ""}$ ${input.command}`
       : call.name === "todo_write" && Array.isArray(input?.todos)
         ? plural(input.todos.length, "item")
         : typeof input?.file_path === "string"

@@ -4,16 +4,41 @@
 
 import { constants } from "node:os";
 import { count, plural } from "../core/wording.js";
-import { type CapturedOutput, describeSaved, OutputCapture, showCut } from "./output-capture.js";
+import {
+  type CapturedOutput,
+  describeSaved,
+  OutputCapture,
+  type OutputSource,
+  showCut,
+} from "./output-capture.js";
 import { runShellProcess, type ShellEnding } from "./shell-process.js";
-import { ShellSession } from "./shell-session.js";
+import { type PreparedCall, ShellSession } from "./shell-session.js";
 import type { Tool, ToolOutput } from "./tool.js";
 import { createWarmShells, type WarmShells, type Wrap } from "./warm-shell.js";
 
 export type BashInput = {
   command: string;
   timeout?: number;
+  /** Start the command as a background task and return at once (see StartBackground). */
+  run_in_background?: boolean;
 };
+
+/** A command to run as a background task, prepared like any other call. */
+export interface BackgroundRun {
+  command: string;
+  timeoutSeconds: number;
+  /** Runs the command to its end; aborting `signal` ends it and everything it started. */
+  run(
+    onOutput: (chunk: Buffer, source: OutputSource) => void,
+    signal: AbortSignal,
+  ): Promise<ShellEnding>;
+}
+
+/**
+ * Takes a command to run in the background (src/background/ keeps the tasks) and returns at
+ * once what the model is told: the task's id and output file, or why it was refused.
+ */
+export type StartBackground = (run: BackgroundRun) => ToolOutput;
 
 export interface BashOptions {
   /** The workspace root: the first working directory, and the fallback if one disappears. */
@@ -41,10 +66,14 @@ export interface BashOptions {
   tempDir?: string;
   /** Applied to the text sent to the model (e.g. to hide secrets a command printed). */
   redact?: (text: string) => string;
+  /** Offers `run_in_background`; without it, every command runs in the foreground. */
+  startBackground?: StartBackground;
 }
 
 export const DEFAULT_TIMEOUT_SECONDS = 120;
 export const MAX_TIMEOUT_SECONDS = 600;
+export const DEFAULT_BACKGROUND_TIMEOUT_SECONDS = 30 * 60;
+export const MAX_BACKGROUND_TIMEOUT_SECONDS = 2 * 60 * 60;
 const DEFAULT_MAX_OUTPUT_CHARS = 50_000;
 const DEFAULT_MAX_OUTPUT_BYTES = 50_000;
 
@@ -73,15 +102,84 @@ export function createBashTool(options: BashOptions): Tool<BashInput> {
           type: "number",
           description: `Seconds before the command is killed (default ${DEFAULT_TIMEOUT_SECONDS}, at most ${MAX_TIMEOUT_SECONDS}).`,
         },
+        ...(options.startBackground ? { run_in_background: backgroundProperty } : {}),
       },
       required: ["command"],
     },
-    run: (input, context) => runBash(input, session, options, context.signal, warm),
+    run: async (input, context) =>
+      input.run_in_background && options.startBackground
+        ? startInBackground(input, session, options, options.startBackground)
+        : runBash(input, session, options, context.signal, warm),
     dispose: async () => {
       await warm.dispose();
       await session.dispose();
     },
   };
+}
+
+const backgroundProperty = {
+  type: "boolean",
+  description:
+    "Run the command as a background task (a dev server, a watch build, a long test run): the result returns at once with the task's id and output file, " +
+    `and you are told when it ends. The timeout then defaults to ${DEFAULT_BACKGROUND_TIMEOUT_SECONDS / 60} minutes, at most ${MAX_BACKGROUND_TIMEOUT_SECONDS / 3600} hours. Stop it with task_stop.`,
+};
+
+/** The timeout asked for, or null when it is not a positive number of seconds. */
+function timeoutOf(input: BashInput, byDefault: number, most: number): number | null {
+  const timeout = input.timeout ?? byDefault;
+  return timeout > 0 ? Math.min(timeout, most) : null;
+}
+
+const BAD_TIMEOUT: ToolOutput = {
+  content: "The timeout must be a positive number of seconds.",
+  isError: true,
+};
+
+/** The argv of a prepared call, inside the sandbox when there is one. */
+function shellArgv(command: string, call: PreparedCall, options: BashOptions): () => string[] {
+  const argv = ["bash", "--noprofile", "--norc", "-c", command];
+  return () => (options.wrap ? options.wrap(argv, { cwd: call.cwd }) : argv);
+}
+
+/**
+ * Hands the command to the background part. It is prepared only when the task starts (a
+ * refused one takes nothing), with the session's directory, environment, marker and sandbox
+ * like any call, but its `cd` does not carry over: the session does not wait for it.
+ */
+function startInBackground(
+  input: BashInput,
+  session: ShellSession,
+  options: BashOptions,
+  start: StartBackground,
+): ToolOutput {
+  const timeoutSeconds = timeoutOf(
+    input,
+    DEFAULT_BACKGROUND_TIMEOUT_SECONDS,
+    MAX_BACKGROUND_TIMEOUT_SECONDS,
+  );
+  if (timeoutSeconds === null) return BAD_TIMEOUT;
+  return start({
+    command: input.command,
+    timeoutSeconds,
+    async run(onOutput, signal) {
+      const call = session.prepare();
+      try {
+        const { ending } = await runShellProcess({
+          argv: shellArgv(input.command, call, options),
+          cwd: call.cwd,
+          env: call.env,
+          marker: call.marker,
+          endLeftovers: options.endLeftovers ?? false,
+          timeoutMs: timeoutSeconds * 1000,
+          signal,
+          onOutput,
+        });
+        return ending;
+      } finally {
+        session.release(call);
+      }
+    },
+  });
 }
 
 export async function runBash(
@@ -92,12 +190,9 @@ export async function runBash(
   warm?: WarmShells,
 ): Promise<ToolOutput> {
   const redact = options.redact ?? ((text: string) => text);
-  const timeout = input.timeout ?? DEFAULT_TIMEOUT_SECONDS;
-  if (!(timeout > 0)) {
-    return { content: "The timeout must be a positive number of seconds.", isError: true };
-  }
+  const timeoutSeconds = timeoutOf(input, DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS);
+  if (timeoutSeconds === null) return BAD_TIMEOUT;
   if (signal.aborted) return { content: "[interrupted by the user; not run]", isError: true };
-  const timeoutSeconds = Math.min(timeout, MAX_TIMEOUT_SECONDS);
 
   const prestarted = await warm?.take(input.command);
   const call = prestarted?.call ?? session.prepare();
@@ -106,9 +201,8 @@ export async function runBash(
     maxBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     fullOutputPath: call.fullOutputPath,
   });
-  const argv = ["bash", "--noprofile", "--norc", "-c", input.command];
   const { ending, backgroundPids } = await runShellProcess({
-    argv: () => (options.wrap ? options.wrap(argv, { cwd: call.cwd }) : argv),
+    argv: shellArgv(input.command, call, options),
     cwd: call.cwd,
     env: call.env,
     marker: call.marker,

@@ -2,11 +2,12 @@
 // user chose with --tools or "tools" in a settings file ("bash" alone is the s01 tool set).
 // The todo list (s05) is offered by default only to a local model: small models lose track of a
 // task of many steps first, while frontier models plan on their own and the default stays lean.
+// `skill` (s07) is in the default set, and offered only when there is a skill the model may load.
 
 import { ConfigError } from "../core/errors.js";
 import { readAllSettings } from "../core/settings.js";
 
-export const TOOL_NAMES = ["bash", "read", "write", "edit", "todo_write"] as const;
+export const TOOL_NAMES = ["bash", "read", "write", "edit", "todo_write", "skill"] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
 /** --tools wins; else the project's, then the user's "tools" setting; else the default set. */

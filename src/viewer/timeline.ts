@@ -5,6 +5,7 @@
 // too, and gets a step of its own. Each step also shows the reply and the tool results it led to.
 
 import type {
+  BackgroundTaskEvent,
   CompactionTrigger,
   HookRunEvent,
   LoopStopReason,
@@ -19,6 +20,8 @@ import type {
   SessionHeader,
   SessionProblem,
 } from "../session/session-file.js";
+import { skillsInHistory } from "../skills/skills-in-history.js";
+import { describeTask } from "../terminal/task-line.js";
 import { ContextReplay } from "./contexts.js";
 import { isKnownBlock } from "./known-block.js";
 
@@ -28,6 +31,8 @@ export type ConversationItem =
   | CompactionItem
   | { kind: "stop"; reason: LoopStopReason; detail: string }
   | { kind: "repair"; description: string }
+  /** A background task started, ended (its notice went to the model) or was stopped. */
+  | { kind: "task"; line: string }
   /** One of the user's hooks ran, shown where it ran: at its tool call, its prompt, its stop. */
   | ({ kind: "hook" } & Omit<HookRunEvent, "type">);
 
@@ -74,6 +79,8 @@ export interface Step {
   stop: { reason: LoopStopReason; detail: string } | null;
   /** The model's todo list as it stood when this request was sent (empty without one). */
   todos: TodoItem[];
+  /** The skills loaded when this request was sent, by name, oldest first. */
+  skills: string[];
 }
 
 export interface Timeline {
@@ -144,6 +151,12 @@ class TimelineBuilder {
         return;
       case "compaction":
         this.compact(entry);
+        return;
+      case "task_started":
+      case "task_notification":
+      case "task_stopped":
+        // Beside the step it happened in; a notice's text is in the message that carries it.
+        this.items.push({ kind: "task", line: taskLine(entry) });
         return;
       case "hook": {
         const { type: _type, at: _at, ...run } = entry;
@@ -257,6 +270,7 @@ class TimelineBuilder {
       transitionReason: null,
       stop: null,
       todos: lastTodoList(this.recorded),
+      skills: skillsInHistory(this.recorded).map(([name]) => name),
     };
     this.steps.push(added);
     this.compaction = null;
@@ -305,4 +319,15 @@ function carriesToolResults(message: Message): boolean {
     typeof message.content !== "string" &&
     message.content.some((block) => isKnownBlock(block) && block.type === "tool_result")
   );
+}
+
+function taskLine(event: BackgroundTaskEvent): string {
+  switch (event.type) {
+    case "task_started":
+      return `Background task started: ${describeTask(event.task)}`;
+    case "task_notification":
+      return `Background task ended, the model is told: ${describeTask(event.task)}`;
+    case "task_stopped":
+      return `Background task stopped (${event.by === "task_stop" ? "by task_stop" : "the session ended"}): ${describeTask(event.task)}`;
+  }
 }

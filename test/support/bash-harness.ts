@@ -1,5 +1,6 @@
 // Helpers for tests that run the real bash tool: a tool in a fresh directory, a call that also
-// measures how long it took, and a look for the processes a command started.
+// measures how long it took, a look for the processes a command started, and a wait for a
+// condition (such as those processes being gone).
 
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
@@ -57,4 +58,13 @@ export function pgrep(pattern: string): number[] {
   } catch {
     return []; // pgrep exits 1 when nothing matches
   }
+}
+
+/** Waits until `condition` holds, checking every 50 ms; fails naming `what` after 10 s. */
+export async function eventually(condition: () => boolean, what: string): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    if (condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`Still not so after 10 s: ${what}`);
 }

@@ -37,6 +37,8 @@ export function renderConversationItem(item: ConversationItem, messages: Message
       return element("div", { className: "item marker" }, [
         `Transcript repaired: ${item.description}`,
       ]);
+    case "task":
+      return element("div", { className: "item marker" }, [item.line]);
     case "hook":
       return renderHookRun(item);
   }

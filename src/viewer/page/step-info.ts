@@ -1,7 +1,7 @@
 // The facts of one step: which turn it was, why the model stopped, why the loop went on (or
 // that it stopped), what the request cost in tokens and how long the model took; for a summary
 // request, what it sent; for the first request after a compaction, what the compaction did; and
-// the model's todo list as it stood.
+// the model's todo list and the skills loaded as they stood.
 
 import type { TodoItem, TodoStatus } from "../../core/todo-item.js";
 import type { ConversationItem, Step } from "../timeline.js";
@@ -55,6 +55,7 @@ export function renderStepInfo(
     facts.push(fact("reply", "none recorded: the session ends while this request was pending"));
   }
   if (step.todos.length > 0) facts.push(fact("todos", todosLine(step.todos)));
+  if (step.skills.length > 0) facts.push(fact("skills", step.skills.join(", ")));
   if (step.transitionReason) facts.push(fact("transition", step.transitionReason));
   if (step.stop) {
     const stopped = fact("loop stopped", `${step.stop.reason}: ${step.stop.detail}`);
