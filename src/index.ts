@@ -20,6 +20,8 @@ export { ConfigError, ProviderError, type ProviderErrorKind } from "./core/error
 export type {
   BackgroundTaskEvent,
   CompactionEvent,
+  HookDecision,
+  HookRunEvent,
   LoopEvent,
   LoopStop,
   LoopStopReason,
@@ -29,6 +31,8 @@ export type {
 export * from "./core/messages.js";
 export type { Notice, NoticeSource } from "./core/notices.js";
 export type { TodoItem, TodoStatus } from "./core/todo-item.js";
+export { type HookDefinition, type HookEventName, loadHooks } from "./hooks/config.js";
+export { type HookSetup, type PreparedHooks, prepareHooks } from "./hooks/prepare.js";
 export {
   agentLoop,
   createLoopState,
@@ -102,4 +106,9 @@ export { type BashInput, type BashOptions, createBashTool, runBash } from "./too
 export { buildCommandEnv, type CommandEnvOptions } from "./tools/command-env.js";
 export { ShellSession } from "./tools/shell-session.js";
 export type { JsonSchemaObject, Tool, ToolContext, ToolOutput } from "./tools/tool.js";
-export { createToolbox, type PermissionCheck, type Toolbox } from "./tools/toolbox.js";
+export {
+  createToolbox,
+  type PermissionCheck,
+  type Toolbox,
+  type ToolCallHooks,
+} from "./tools/toolbox.js";

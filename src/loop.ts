@@ -3,7 +3,7 @@
 //
 // Everything else (streaming and retries, permissions, sandboxing, persistence, compaction)
 // lives in other modules and reaches this file through small seams: the Provider, the Toolbox,
-// limits, reminders, notices and compaction.
+// limits, reminders, notices, compaction and the Stop hooks.
 
 import type { Compaction, CompactionRequest } from "./compaction/compaction.js";
 import { ProviderError } from "./core/errors.js";
@@ -40,6 +40,14 @@ export interface LoopOptions {
   reminders?: Reminder[];
   /** What ended beside the loop (background tasks), told to the model after a turn's results. */
   notices?: NoticeSource;
+  /**
+   * Asked when the answer is done, before the loop stops (the Stop hooks, src/hooks/): a
+   * message to go on with, a sentence to stop with, or null to stop as it would.
+   */
+  beforeStop?: (
+    answer: string,
+    signal: AbortSignal,
+  ) => Promise<{ goOn: string } | { detail: string } | null>;
 }
 
 export const defaultLimits: Limit[] = [repeatedCallLimit];
@@ -86,6 +94,8 @@ export async function* agentLoop(
     }
     const reply = state.messages[replyIndex];
     if (reply?.role === "assistant") answer = (continuingAnswer ? answer : "") + textOf(reply);
+    // Stop hooks (s04): the user's scripts may send the model back to work.
+    if (!("continue" in end)) end = yield* beforeStopping(state, end, answer, options);
     if (!("continue" in end)) return yield* stop(state, end, answer);
     yield { type: "turn_end", turn: state.turnCount, transitionReason: state.transitionReason };
     state.turnCount += 1;
@@ -206,6 +216,26 @@ function afterTextReply(state: LoopState, reply: ModelReply): TurnEnd {
         detail: `The model stopped for a reason agentloop does not know (${reply.rawStopReason}); stopping to be safe.`,
       };
   }
+}
+
+/** A finished answer, shown to `beforeStop`: the loop stops, or goes on with its message. */
+async function* beforeStopping(
+  state: LoopState,
+  end: Omit<LoopStop, "type" | "finalText">,
+  answer: string,
+  options: LoopOptions,
+): AsyncGenerator<LoopEvent, TurnEnd> {
+  if (end.reason !== "end_turn" || !options.beforeStop) return end;
+  const signal = options.signal ?? new AbortController().signal;
+  const said = await options.beforeStop(answer, signal);
+  if (signal.aborted) return { reason: "interrupted", detail: "Interrupted by the user." };
+  if (said === null) return end;
+  if ("detail" in said) return { ...end, detail: said.detail };
+  const message: UserMessage = { role: "user", content: said.goOn };
+  state.messages.push(message);
+  yield { type: "continuation", turn: state.turnCount, message };
+  state.transitionReason = "stop_hook";
+  return { continue: true };
 }
 
 /** The API refused the request as too long: compact harder and send a smaller one, once. */

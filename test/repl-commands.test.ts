@@ -73,6 +73,7 @@ describe("the command table", () => {
       "/resume",
       "/plan",
       "/permissions",
+      "/hooks",
       "/export",
       "/tasks",
       "/exit",

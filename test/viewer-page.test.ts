@@ -875,3 +875,83 @@ describe("images in the viewer", () => {
     expect(body).toContain("a.png: PNG, 40x30");
   });
 });
+
+describe("hook runs in the viewer", () => {
+  const hookAt = "2026-12-01T10:00:00.000Z";
+  const hookCall = {
+    type: "tool_use",
+    id: "toolu_1",
+    name: "bash",
+    input: { command: "rm notes.txt" },
+  };
+  const hookSession = `${[
+    {
+      type: "session",
+      version: 1,
+      id: "s",
+      cwd: "/w",
+      model: "m",
+      provider: "anthropic",
+      startedAt: hookAt,
+    },
+    { type: "message", at: hookAt, message: { role: "user", content: "tidy up" } },
+    { type: "message", at: hookAt, turn: 1, message: { role: "assistant", content: [hookCall] } },
+    {
+      type: "hook",
+      at: hookAt,
+      event: "PreToolUse",
+      command: "bash ~/hooks/no-rm.sh",
+      source: "user",
+      exitCode: 2,
+      durationMs: 40,
+      decision: "block",
+      reason: "rm is not allowed here",
+      toolUseId: "toolu_1",
+    },
+    {
+      type: "message",
+      at: hookAt,
+      turn: 1,
+      message: {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: "toolu_1",
+            content: "Blocked by a PreToolUse hook: rm is not allowed here",
+            is_error: true,
+          },
+        ],
+      },
+    },
+    {
+      type: "message",
+      at: hookAt,
+      turn: 2,
+      message: { role: "assistant", content: [{ type: "text", text: "I left it." }] },
+    },
+  ]
+    .map((line) => JSON.stringify(line))
+    .join("\n")}\n`;
+
+  it("shows a hook's run at its step, after the call it ran for", async () => {
+    const page = await open(`file://${await exported(hookSession)}`);
+    const hook = page.locator("#conversation .item.hook");
+    expect(await hook.count()).toBe(1);
+    expect(await hook.getAttribute("class")).toContain("failed");
+    expect(await hook.textContent()).toContain(
+      "PreToolUse hook (user) $ bash ~/hooks/no-rm.sh — exit 2, 40 ms, block",
+    );
+    expect(await hook.locator("pre.hook-output").textContent()).toBe("rm is not allowed here");
+    const kinds = await page
+      .locator("#conversation .item")
+      .evaluateAll((items) =>
+        items.map((item) =>
+          item.classList.contains("hook")
+            ? "hook"
+            : (item.querySelector(".role")?.textContent ?? ""),
+        ),
+      );
+    expect(kinds).toEqual(["user", "assistant", "hook", "tool results"]);
+  });
+});

@@ -6,7 +6,7 @@ import { exitCodeFor } from "../core/exit-codes.js";
 import { toolUses } from "../core/messages.js";
 import type { AgentSession } from "../session/agent-session.js";
 import { createProgress } from "../terminal/progress.js";
-import { createRenderer, type Output } from "../terminal/render.js";
+import { createRenderer, describeHookRun, type Output } from "../terminal/render.js";
 import type { OutputFormat } from "./config.js";
 import { buildResult } from "./headless.js";
 
@@ -66,6 +66,9 @@ export async function runOneShot(options: OneShotOptions): Promise<number> {
       progress.onEvent(event);
       render?.(event);
       if (outputFormat === "stream-json") stdout.write(`${JSON.stringify(event)}\n`);
+      // A hook that blocked or failed is said on stderr in every format; text shows it above.
+      const hookLine = !render && event.type === "hook" ? describeHookRun(event) : null;
+      if (hookLine) stderr.write(`agentloop: ${hookLine}\n`);
     }
   } finally {
     progress.stop();

@@ -48,7 +48,7 @@ import { createFileReads, type FileReads } from "../tools/file-reads.js";
 import { createReadTool } from "../tools/read.js";
 import type { Tool } from "../tools/tool.js";
 import { chooseToolNames, type ToolName } from "../tools/tool-set.js";
-import { createToolbox, type Toolbox } from "../tools/toolbox.js";
+import { createToolbox, type Toolbox, type ToolCallHooks } from "../tools/toolbox.js";
 import { createWriteTool } from "../tools/write.js";
 import type { RunOptions } from "./config.js";
 
@@ -69,6 +69,8 @@ export interface ToolSetup {
   /** The skills and commands found; the skill tool is offered when the model may load one of them. */
   skills: readonly Skill[];
   loadedSkills: LoadedSkills;
+  /** The user's PreToolUse and PostToolUse hooks (src/hooks/), when any run. */
+  toolHooks?: ToolCallHooks;
   /** The session runs a local model, which gets todo_write by default. */
   localModel: boolean;
   /** One sentence for the user before the session starts (an MCP server that did not start). */
@@ -304,11 +306,15 @@ export async function createSessionTools(setup: ToolSetup): Promise<SessionTools
     return all;
   };
   let startUpOver: Promise<void> | undefined;
-  const toolbox = createToolbox(currentTools, async (call, tool) => {
-    startUpOver ??= afterStartUp();
-    await startUpOver;
-    return checkPermission(call, tool);
-  });
+  const toolbox = createToolbox(
+    currentTools,
+    async (call, tool, hint) => {
+      startUpOver ??= afterStartUp();
+      await startUpOver;
+      return checkPermission(call, tool, hint);
+    },
+    setup.toolHooks,
+  );
   // Not a spread copy: `definitions` is a getter, read anew each turn.
   const disposeTools = toolbox.dispose;
   toolbox.dispose = async () => {

@@ -13,6 +13,7 @@ import type { Message } from "../core/messages.js";
 import { stateDirectory } from "../core/state-directory.js";
 import type { TodoItem } from "../core/todo-item.js";
 import { count } from "../core/wording.js";
+import { type PreparedHooks, prepareHooks } from "../hooks/prepare.js";
 import {
   defaultPermissionMode,
   loadPermissionRules,
@@ -53,6 +54,7 @@ import { homeOf } from "../skills/places.js";
 import { readProjectMemory } from "../skills/project-memory.js";
 import type { SkillCatalog } from "../skills/skill.js";
 import { skillsInHistory } from "../skills/skills-in-history.js";
+import { terminalHooksAsk } from "../terminal/mcp-ask.js";
 import type { RunOptions } from "./config.js";
 import { createSessionTools } from "./session-tools.js";
 
@@ -88,6 +90,8 @@ export interface SessionControls {
   readonly skills: SkillCatalog;
   /** The skills loaded so far: a `/name` the user types counts too. */
   readonly loadedSkills: LoadedSkills;
+  /** The hooks in force and the project's skipped ones, as read at start (the REPL's /hooks). */
+  readonly hooks: Pick<PreparedHooks, "running" | "skipped">;
   /** Goes on in a new session file, or in session `id` resumed as --resume does. */
   switchSession(id: string | undefined): { sessionPath: string; notices: string[] };
   /** The following requests go to model `name` of the same provider, made as at start-up. */
@@ -170,6 +174,18 @@ export async function startSession(
       "permission mode yolo: commands run without a sandbox and without asking. Deny rules still apply.",
     );
   }
+  // Before the tools: a project's hooks may need a question answered, and the toolbox runs them.
+  // The mode the hooks are told: the starting one, until the tools, which keep it, have started.
+  let modeNow = () => mode;
+  const userHooks = await prepareHooks({
+    workspace: options.cwd,
+    env: userEnv,
+    permissionMode: () => modeNow(),
+    session: () => ({ id: writer.id, transcriptPath: writer.path }),
+    ask: io.readline && mode === "ask" ? terminalHooksAsk(io.readline) : undefined,
+    onNotice: (sentence) => notices.push(sentence),
+    onRunNotice: (sentence) => onNotice(sentence),
+  });
   const thinkingChoice = chooseThinking({
     effort: options.effort,
     thinking: options.thinking,
@@ -219,6 +235,7 @@ export async function startSession(
       tasks,
       skills: skills.skills,
       loadedSkills,
+      toolHooks: userHooks.toolHooks,
       localModel: resolved.protocol === "local",
       onNotice: (sentence) => notices.push(sentence),
       plan,
@@ -238,6 +255,7 @@ export async function startSession(
     hooks.onRepair,
   );
   const { toolbox, modes } = tools.value;
+  modeNow = modes.current;
   const compactionFor = (sessionId: string) => {
     const contextWindow = contextWindowOf(compaction.value, provider);
     return createCompaction({
@@ -251,6 +269,7 @@ export async function startSession(
           plan.restated(modes.current()),
           skillsRestated(loadedSkills, contextWindow),
         ]),
+      beforeSummary: userHooks.sessionHooks?.beforeCompact,
     });
   };
   if (provider.device) {
@@ -283,6 +302,8 @@ export async function startSession(
     messages: file.messages,
     compaction: compactionFor(writer.id),
     todos,
+    hooks: userHooks.sessionHooks,
+    onNotice,
     planning: { plan, mode: modes.current },
     tasks,
     subagents: subagents.channel,
@@ -298,6 +319,7 @@ export async function startSession(
     planFile: plan.file,
     skills,
     loadedSkills,
+    hooks: userHooks,
     permissionRules: () => loadPermissionRules({ workspace: options.cwd, env: userEnv }),
     switchSession(id) {
       const next = openSessionFile(directory, options.cwd, current, id ? { id } : undefined);

@@ -60,6 +60,12 @@ export interface CompactionSettings {
    * so that it outlives the turns summarised; null when there is none.
    */
   restate?: () => string | null;
+  /** Awaited before each summary request (the PreCompact hooks, src/hooks/). */
+  beforeSummary?: (
+    trigger: CompactionTrigger,
+    focus: string | undefined,
+    signal: AbortSignal,
+  ) => Promise<void>;
 }
 
 /** Old results are cleared once the request passes this share of the window... */
@@ -141,6 +147,7 @@ export function createCompaction(settings: CompactionSettings): Compaction {
     const input = fitForSummary(state.messages.slice(0, start), request, instructions);
     if (input === null) return tooLong(before, "even a summary request would not fit");
     const started = performance.now();
+    await settings.beforeSummary?.(trigger, focus, request.signal);
     let reply: ModelReply;
     try {
       reply = yield* summaryReply(request, [...input, { role: "user", content: instructions }]);

@@ -19,7 +19,9 @@ export type TransitionReason =
   | "max_tokens_recovery"
   | "pause_turn"
   /** The API said the request was too long: the history was compacted and is sent again. */
-  | "compact_retry";
+  | "compact_retry"
+  /** A Stop hook refused to let the answer end: the model goes on with its reason. */
+  | "stop_hook";
 
 /** Why the loop ended. */
 export type LoopStopReason =
@@ -51,7 +53,10 @@ export type LoopEvent =
   | { type: "tool_start"; call: ToolUseBlock }
   | { type: "tool_end"; call: ToolUseBlock; result: ToolResultBlock; durationMs: number }
   | { type: "tool_results"; turn: number; message: UserMessage }
-  /** The loop asks the model to go on with an answer cut off by the output limit. */
+  /**
+   * The loop asks the model to go on: with an answer cut off by the output limit, or with the
+   * reason a Stop hook gave for not stopping.
+   */
   | { type: "continuation"; turn: number; message: UserMessage }
   | { type: "turn_end"; turn: number; transitionReason: TransitionReason | null }
   /** The model replaced its plan with todo_write: the whole list as it now stands. */
@@ -59,6 +64,7 @@ export type LoopEvent =
   | BackgroundTaskEvent
   | CompactionEvent
   | SubagentEvent
+  | HookRunEvent
   | LoopStop;
 
 /** A background task (s11) started, was told to the model as ended, or was stopped. */
@@ -68,6 +74,38 @@ export type BackgroundTaskEvent =
   | { type: "task_notification"; task: BackgroundTask; text: string }
   /** Ended while it ran: by the task_stop tool, or because the session ended. */
   | { type: "task_stopped"; task: BackgroundTask; by: "task_stop" | "session_end" };
+/** How a hook's run ended for the step it ran at (src/hooks/, docs/hooks.md). */
+export type HookDecision =
+  /** Exit 0 and no decision: the step goes on. */
+  | "continue"
+  /** Exit 0 with permissionDecision "allow": the permission question is skipped. */
+  | "allow"
+  /** Exit 0 with permissionDecision "ask": the call is asked about even if it would not be. */
+  | "ask"
+  /** Exit 2, or a JSON "block" / "deny", or a failure of a hook with onFailure "block". */
+  | "block"
+  /** Another exit code, a crash, a timeout or bad JSON: the step goes on, and this is shown. */
+  | "error";
+
+/** One hook ran: which, for which event, and what came of it. */
+export interface HookRunEvent {
+  type: "hook";
+  /** Claude Code's event name: PreToolUse, PostToolUse, UserPromptSubmit, Stop, ... */
+  event: string;
+  command: string;
+  /** Where the hook is defined: the user's settings file or the project's. */
+  source: "user" | "project";
+  /** Null when it was killed (timeout or interrupt) or could not start. */
+  exitCode: number | null;
+  durationMs: number;
+  decision: HookDecision;
+  /** For a block, what the model or the user is told; for an error, what went wrong. */
+  reason?: string;
+  /** Its stdout, when it printed one and it is not JSON for agentloop. */
+  output?: string;
+  /** The tool call it ran for (PreToolUse, PostToolUse). */
+  toolUseId?: string;
+}
 
 /**
  * An event of a subagent's own loop, run by the `agent` tool call `parent_tool_use_id`

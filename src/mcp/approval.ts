@@ -50,49 +50,78 @@ export async function approvedServers(
   const remembered = answersFor(await readSettings(stateFile), project);
 
   const approved = new Set<McpServerEntry>();
+  const { ask } = context;
   for (const server of fromProject) {
     if (allowed.all || allowed.names.has(server.name)) {
       approved.add(server);
       continue;
     }
     const definition = definitionHash(server.config);
-    const earlier = remembered[server.name];
-    const current = earlier?.definition === definition ? earlier : undefined;
-    if (current?.approved) {
-      approved.add(server);
-      continue;
-    }
-    const allowInSettings = `add "enabledMcpjsonServers": ["${server.name}"] to ${userFile}`;
-    const notStarted = `MCP server "${server.name}" from ${server.file} was not started`;
-    if (current) {
-      context.onNotice(
-        `${notStarted}: you declined it (you are asked again if its definition changes); to allow it anyway, ${allowInSettings}.`,
-      );
-      continue;
-    }
-    if (!context.ask) {
-      const why = earlier
-        ? "its definition changed since you answered"
-        : "a server the project defines needs your approval";
-      context.onNotice(
-        `${notStarted}: ${why}; run agentloop at a terminal in permission mode ask to be asked, or ${allowInSettings}.`,
-      );
-      continue;
-    }
-    const answer = await context.ask({
-      name: server.name,
-      summary: summarize(server.config),
-      file: server.file,
+    const answer = await approveDefinition(definition, remembered[server.name], {
+      notRun: `MCP server "${server.name}" from ${server.file} was not started`,
+      declined:
+        "you declined it (you are asked again if its definition changes); to allow it anyway",
+      changed: "its definition changed since you answered",
+      needed: "a server the project defines needs your approval",
+      allowInSettings: `add "enabledMcpjsonServers": ["${server.name}"] to ${userFile}`,
+      onNotice: context.onNotice,
+      ask:
+        ask &&
+        (() => ask({ name: server.name, summary: summarize(server.config), file: server.file })),
+      remember: (given) => rememberAnswer(stateFile, project, server.name, given),
     });
     // Ctrl-C: none of the servers still to ask about starts, and nothing is remembered.
     if (answer === null) break;
-    await rememberAnswer(stateFile, project, server.name, {
-      definition,
-      approved: answer === true,
-    });
-    if (answer === true) approved.add(server);
+    if (answer) approved.add(server);
   }
   return servers.filter((server) => server.source !== "project" || approved.has(server));
+}
+
+/** How one definition from the repository is asked about, remembered and told of. */
+export interface DefinitionApproval {
+  /** What did not happen, as the notice begins: `MCP server "x" from .mcp.json was not started`. */
+  notRun: string;
+  /** Why, when the user declined it: ends in the words before `allowInSettings`. */
+  declined: string;
+  /** Why, when it changed since the user answered. */
+  changed: string;
+  /** Why, when the user was never asked. */
+  needed: string;
+  /** How to allow it without being asked: `add "..." to FILE`. */
+  allowInSettings: string;
+  onNotice: (sentence: string) => void;
+  /** Present only at a terminal in permission mode ask; null is Ctrl-C. */
+  ask?: () => Promise<boolean | null>;
+  remember: (answer: Answer) => Promise<void>;
+}
+
+/**
+ * Whether a definition from the repository (by its hash) may run: yes once approved as it is
+ * now; otherwise asked about, when a person can be, and the answer remembered; otherwise not,
+ * with a notice saying why and how to allow it. Null: Ctrl-C, nothing remembered.
+ */
+export async function approveDefinition(
+  definition: string,
+  earlier: Answer | undefined,
+  approval: DefinitionApproval,
+): Promise<boolean | null> {
+  const current = earlier?.definition === definition ? earlier : undefined;
+  if (current?.approved) return true;
+  const { notRun, allowInSettings } = approval;
+  if (current) {
+    approval.onNotice(`${notRun}: ${approval.declined}, ${allowInSettings}.`);
+    return false;
+  }
+  if (!approval.ask) {
+    const why = earlier ? approval.changed : approval.needed;
+    approval.onNotice(
+      `${notRun}: ${why}; run agentloop at a terminal in permission mode ask to be asked, or ${allowInSettings}.`,
+    );
+    return false;
+  }
+  const answer = await approval.ask();
+  if (answer !== null) await approval.remember({ definition, approved: answer });
+  return answer;
 }
 
 export function parseMcpAnswer(line: string): boolean {
@@ -153,18 +182,23 @@ async function noticeProjectAllowance(context: McpApprovalContext): Promise<void
   }
 }
 
-interface Answer {
-  /** definitionHash of the server's configuration when the user answered. */
+/** What the user answered about a definition from the repository (a server, the hooks of a file). */
+export interface Answer {
+  /** The hash of the definition when the user answered. */
   definition: string;
   approved: boolean;
 }
 
-async function projectKey(workspace: string): Promise<string> {
+/** Answers are remembered per project, under its real path. */
+export async function projectKey(workspace: string): Promise<string> {
   return realpath(workspace).catch(() => resolve(workspace));
 }
 
 /** The remembered answers for one project; an entry in any other shape counts as none. */
-function answersFor(state: Record<string, unknown>, project: string): Record<string, Answer> {
+export function answersFor(
+  state: Record<string, unknown>,
+  project: string,
+): Record<string, Answer> {
   const projects = isRecord(state.projects) ? state.projects : {};
   const answers = isRecord(projects[project]) ? projects[project] : {};
   const valid: Record<string, Answer> = {};
@@ -181,7 +215,7 @@ function answersFor(state: Record<string, unknown>, project: string): Record<str
 }
 
 /** Re-reads the file before writing, so answers given in another session at once are kept. */
-async function rememberAnswer(
+export async function rememberAnswer(
   file: string,
   project: string,
   name: string,

@@ -12,7 +12,7 @@ import type { ToolUseBlock } from "../core/messages.js";
 import { resolveToolPath } from "../core/tool-path.js";
 import { initShellParser, isShellParserReady } from "../shell/parse.js";
 import type { Tool } from "../tools/tool.js";
-import type { PermissionCheck } from "../tools/toolbox.js";
+import type { PermissionCheck, PermissionHint } from "../tools/toolbox.js";
 import { classifyCommand, type Decision, isReadOnlyScript } from "./classify.js";
 import { judgeFileAccess } from "./file-access.js";
 import { type PermissionRules, rememberAllowRules, ruleForTool, toolRule } from "./rules.js";
@@ -92,7 +92,7 @@ type Outcome = { allowed: true } | { allowed: false; reason: string };
 export function createPermissionCheck(settings: PermissionOptions): PermissionCheck {
   const { mode, rules } = settings;
   const modeNow = typeof mode === "function" ? mode : () => mode;
-  return async (call, tool) => {
+  return async (call, tool, hint) => {
     const current = modeNow();
     // Inside bubblewrap /tmp is private to agentloop, so deleting there harms nothing. Seatbelt
     // (macOS) leaves the host's /tmp and $TMPDIR in place, unwritable: there the scratch
@@ -102,7 +102,7 @@ export function createPermissionCheck(settings: PermissionOptions): PermissionCh
     const privateTmp = sandboxFor(current) !== null && !seatbelt;
     const scratch = [...(settings.scratch ?? []), ...(privateTmp ? ["/tmp"] : [])];
     const options = { ...settings, scratch, temporary: seatbelt ? [] : [tmpdir()] };
-    const judged = await judge(call, tool, options);
+    const judged = withHint(await judge(call, tool, options), hint, current);
     if (judged.verdict === "deny")
       return { allowed: false, reason: `Permission denied: ${judged.reason}.` };
     const planned = current === "plan" ? judgePlanFile(call, tool, options) : null;
@@ -159,6 +159,23 @@ export function createPermissionCheck(settings: PermissionOptions): PermissionCh
       typeof answer === "object" && answer.no.trim() ? ` They said: "${answer.no.trim()}"` : "";
     return { allowed: false, reason: `The user declined to run this.${said}` };
   }
+}
+
+/**
+ * A PreToolUse hook's answer: "allow" skips the question of mode ask, and only that: deny rules,
+ * the built-in deny list, the sandbox and the refusals of the modes that never ask still hold.
+ * "ask" asks about a call that would not be asked about (and so is refused where none is asked).
+ */
+function withHint(
+  judged: Decision,
+  hint: PermissionHint | undefined,
+  mode: PermissionMode,
+): Decision {
+  const skipsQuestion = judged.verdict === "ask" && mode === "ask";
+  if (skipsQuestion && hint?.decision === "allow") return { verdict: "allow", reason: "" };
+  if (judged.verdict !== "allow" || hint?.decision !== "ask") return judged;
+  const reason = `a PreToolUse hook asks for approval${hint.reason ? ` (${hint.reason})` : ""}`;
+  return { verdict: "ask", reason, flagged: true, rules: [] };
 }
 
 /**

@@ -7,6 +7,7 @@ import type { SessionControls } from "../command-line/setup.js";
 import type { LoopEvent } from "../core/events.js";
 import { projectSettingsPath, userSettingsPath } from "../core/settings.js";
 import { plural } from "../core/wording.js";
+import { hooksReport } from "../hooks/list.js";
 import type { PermissionMode } from "../permissions/policy.js";
 import type { AgentSession } from "../session/agent-session.js";
 import { listSessions, sessionIds } from "../session/session-file.js";
@@ -220,6 +221,15 @@ export const COMMANDS: Command[] = [
           : `No rules in ${files}; the built-in deny list applies.`,
       );
       context.print(lines.join("\n"));
+    },
+  },
+  {
+    name: "/hooks",
+    argument: "",
+    help: "the hooks in force and the file each comes from",
+    run(_argument, context) {
+      const { running, skipped } = context.controls.hooks;
+      context.print(hooksReport(running, skipped));
     },
   },
   {

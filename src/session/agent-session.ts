@@ -23,6 +23,7 @@ import {
 import { noticeBlocks } from "../core/notices.js";
 import type { Reminder } from "../core/reminders.js";
 import type { TodoItem } from "../core/todo-item.js";
+import type { SessionHooks, SessionStartSource } from "../hooks/session-hooks.js";
 import { agentLoop, createLoopState, type LoopState } from "../loop.js";
 import type { PermissionMode } from "../permissions/policy.js";
 import type { PlanMode } from "../planning/plan-mode.js";
@@ -55,6 +56,10 @@ export interface AgentSessionOptions {
   tasks?: BackgroundTasks;
   /** Where the agent tool's children report: their events join this session's stream. */
   subagents?: SubagentChannel;
+  /** The user's hooks at the session's steps (src/hooks/); their runs are recorded and announced. */
+  hooks?: SessionHooks;
+  /** Where a hook run that ends the session (SessionEnd) reports a failure. */
+  onNotice?: (sentence: string) => void;
 }
 
 export interface AgentSession {
@@ -101,7 +106,7 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
   let cost: number | null = 0;
   const limits: Limit[] = [repeatedCallLimit];
   if (options.maxCostUsd !== undefined) limits.push(maxCostLimit(options.maxCostUsd, () => cost));
-  const { planning } = options;
+  const { planning, hooks } = options;
   if (planning) limits.push(planning.plan.limit);
   const { todos, tasks } = options;
   const reminders: Reminder[] = todos ? [todoReminder(todos)] : [];
@@ -111,6 +116,13 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
     const transcriptDirectory = () => join(dirname(writer.path), writer.id, "agents");
     subagents.parent = { limits, transcriptDirectory };
   }
+  // SessionStart runs at once; what it gives the model goes with the next prompt.
+  const ending = new AbortController();
+  let started: Promise<string[]> | null = null;
+  const startHooks = (source: SessionStartSource) => {
+    started = hooks ? hooks.sessionStart(source, ending.signal) : null;
+  };
+  startHooks(state.messages.length > 0 ? "resume" : "startup");
 
   const parts = (signal: AbortSignal) => ({
     provider,
@@ -118,6 +130,22 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
     tools: options.toolbox.definitions,
     signal,
   });
+  /** The hooks that ran since the last event, recorded and announced in their turn. */
+  function* hookRuns(): Generator<LoopEvent> {
+    for (const run of hooks?.takeRuns() ?? []) {
+      writer.recordEvent(run);
+      yield run;
+    }
+  }
+  /** SessionStart's context, then UserPromptSubmit's; or the reason the prompt is not sent. */
+  async function beforePrompt(prompt: string, signal: AbortSignal) {
+    if (!hooks) return { context: [] };
+    const fromStart = (await started) ?? [];
+    const submitted = await hooks.promptSubmitted(prompt, signal);
+    if ("block" in submitted) return submitted;
+    started = null;
+    return { context: [...fromStart, ...submitted.context] };
+  }
   /** Every event is on disk, and its tokens counted, before the next one is produced. */
   const count = (used: Usage | null, model: string) => {
     if (!used) return;
@@ -146,6 +174,8 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
   async function* recorded<Result>(events: AsyncGenerator<LoopEvent, Result>) {
     while (true) {
       const step = yield* nextStep(events);
+      // The hooks that ran while this step was made come before it.
+      yield* hookRuns();
       if (step.done) return step.value;
       const event = step.value;
       writer.recordEvent(event);
@@ -154,6 +184,7 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
       // A tool that ran may have replaced the plan: every consumer learns it from the stream.
       const changed = event.type === "tool_end" ? todos?.takeChange() : null;
       if (changed) yield { type: "todos", todos: changed } satisfies LoopEvent;
+      if (event.type === "compaction" && event.kind === "summary") startHooks("compact");
       yield* taskEvents();
     }
   }
@@ -185,12 +216,17 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
     tasks,
     endTasks,
     async *runPrompt(prompt, signal) {
+      const said = await beforePrompt(prompt, signal);
+      yield* hookRuns();
+      if ("block" in said) return yield* recorded(promptBlocked(said.block));
       // What the model must know of the mode, as a note beside the prompt: plan mode began or ended.
       const note = planning ? planning.plan.noteFor(planning.mode()) : null;
       // Tasks that ended while the model was idle are told with the prompt, after it.
       const notices = tasks?.notices() ?? [];
+      const fromHooks = hooksNote(said.context);
       const notes = [
         ...(note ? [{ type: "text" as const, text: note }] : []),
+        ...(fromHooks ? [{ type: "text" as const, text: fromHooks }] : []),
         ...noticeBlocks(notices),
       ];
       const message: UserMessage = {
@@ -213,6 +249,7 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
           limits,
           compaction,
           reminders,
+          beforeStop: hooks?.stopCheck(),
           notices: tasks?.notices,
         }),
       );
@@ -232,6 +269,7 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
       state = createLoopState(next.messages);
       usage = emptyUsage();
       cost = 0;
+      startHooks(next.messages.length > 0 ? "resume" : "clear");
     },
     async switchProvider(next, nextCompaction) {
       const previous = provider;
@@ -241,9 +279,39 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
     },
     async close() {
       await endTasks();
+      if (hooks) {
+        await hooks.sessionEnd(ending.signal);
+        // No one reads events any more: a failure is told on stderr.
+        for (const run of hooks.takeRuns()) {
+          writer.recordEvent(run);
+          if (run.decision !== "error") continue;
+          options.onNotice?.(`the ${run.event} hook "${run.command}" failed: ${run.reason}`);
+        }
+      }
+      ending.abort();
       await options.toolbox.dispose();
       await provider.dispose?.();
       writer.close();
     },
   };
+}
+
+/** What the hooks gave the model for this prompt (UserPromptSubmit's, SessionStart's). */
+function hooksNote(context: string[]): string | null {
+  if (context.length === 0) return null;
+  return `[agentloop: context from the user's hooks]\n${context.join("\n\n")}`;
+}
+
+/** A UserPromptSubmit hook blocked the prompt: it is not sent, nor added to the history. */
+async function* promptBlocked(reason: string): AsyncGenerator<LoopEvent, LoopStop> {
+  const detail = `A UserPromptSubmit hook blocked the prompt, which was not sent: ${reason}`;
+  const stop: LoopStop = {
+    type: "stop",
+    reason: "error",
+    detail,
+    finalText: "",
+    error: new Error(detail),
+  };
+  yield stop;
+  return stop;
 }

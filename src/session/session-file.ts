@@ -17,6 +17,7 @@ import { dirname, join, relative } from "node:path";
 import type {
   BackgroundTaskEvent,
   CompactionEvent,
+  HookRunEvent,
   LoopEvent,
   LoopStopReason,
   TransitionReason,
@@ -66,7 +67,9 @@ export type SessionEntry =
   /** The history was compacted; the messages before it stay in the file, untouched. */
   | (CompactionEvent & { at: string })
   /** A background task started, was told to the model as ended, or was stopped (s11). */
-  | (BackgroundTaskEvent & { at: string });
+  | (BackgroundTaskEvent & { at: string })
+  /** One of the user's hooks ran (src/hooks/). */
+  | (HookRunEvent & { at: string });
 
 export function sessionsDirectory(env: NodeJS.ProcessEnv = process.env): string {
   return join(stateDirectory(env), "sessions");
@@ -134,6 +137,7 @@ export function openSessionWriter(
         case "task_started":
         case "task_notification":
         case "task_stopped":
+        case "hook":
           append({ ...event, at: at() });
           return;
         case "subagent":
@@ -237,6 +241,7 @@ function shapeProblem(value: unknown, lineNumber: number): string | null {
     case "turn_end":
     case "stop":
     case "repair":
+    case "hook":
     case "permission_mode":
     case "task_started":
     case "task_notification":

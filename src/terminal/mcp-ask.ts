@@ -1,20 +1,33 @@
-// Asks the person at the terminal whether a server the project defines (.mcp.json) may start;
-// src/mcp/approval.ts decides when to ask and remembers the answer.
+// Asks the person at the terminal whether code a project defines may run: an MCP server of its
+// .mcp.json, or the hooks of its settings. src/mcp/approval.ts and src/hooks/trust.ts decide
+// when to ask and remember the answer.
 
 import type { Interface } from "node:readline";
+import type { HookApprovalQuestion } from "../hooks/trust.js";
 import { type McpApprovalQuestion, parseMcpAnswer } from "../mcp/approval.js";
 import { askQuestion, type Question } from "./question.js";
+
+type Output = { write(text: string): unknown };
 
 /**
  * Yes, no, or null for Ctrl-C. The REPL's readline writes to stdout (src/repl/terminal.ts), and
  * so does its question.
  */
-export function terminalMcpAsk(
+export function terminalMcpAsk(readline: Interface, output: Output = process.stdout) {
+  return approvalAsk(readline, output, mcpServerQuestion);
+}
+
+export function terminalHooksAsk(readline: Interface, output: Output = process.stdout) {
+  return approvalAsk(readline, output, projectHooksQuestion);
+}
+
+function approvalAsk<Asked>(
   readline: Interface,
-  output: { write(text: string): unknown } = process.stdout,
+  output: Output,
+  questionOf: (asked: Asked) => Question,
 ) {
-  return async (question: McpApprovalQuestion): Promise<boolean | null> => {
-    const line = await askQuestion({ readline, output }, mcpServerQuestion(question));
+  return async (asked: Asked): Promise<boolean | null> => {
+    const line = await askQuestion({ readline, output }, questionOf(asked));
     if (line !== null) return parseMcpAnswer(line);
     // Asked as the session starts, before the REPL hears Ctrl-C: the line is this one's to end.
     output.write("\n");
@@ -29,6 +42,18 @@ export function mcpServerQuestion(question: McpApprovalQuestion): Question {
       question.summary,
       "It would run with your permissions.",
       "The answer is remembered until its definition changes.",
+    ],
+    choices: "[y]es, [n]o:",
+  };
+}
+
+export function projectHooksQuestion(question: HookApprovalQuestion): Question {
+  return {
+    headline: `Allow the hooks of ${question.file} to run?`,
+    detail: [
+      ...question.hooks,
+      "They would run with your permissions, outside the sandbox, at each of these steps.",
+      "The answer is remembered until they change.",
     ],
     choices: "[y]es, [n]o:",
   };

@@ -171,13 +171,14 @@ function next(phase: Phase, event: LoopEvent, at: number, streamText: boolean): 
       const running = phase.running.filter((id) => id !== event.call.id);
       return running.length > 0 ? { ...phase, running } : IDLE;
     }
-    // The list follows its tool's end and changes nothing that is awaited; nor does a task; a
-    // subagent's events come while its agent call runs.
+    // The list follows its tool's end and changes nothing that is awaited; nor does a task or a
+    // hook's run; a subagent's events come while its agent call runs.
     case "todos":
     case "task_started":
     case "task_notification":
     case "task_stopped":
     case "subagent":
+    case "hook":
       return phase;
     case "assistant_message":
     case "tool_results":

@@ -2,7 +2,7 @@
 // when colour is on), each tool call as it starts, a short preview of its result, retries and
 // why the loop stopped.
 
-import type { CompactionEvent, LoopEvent } from "../core/events.js";
+import type { CompactionEvent, HookRunEvent, LoopEvent } from "../core/events.js";
 import { resultText, type ToolUseBlock } from "../core/messages.js";
 import { count, plural } from "../core/wording.js";
 import type { MarkdownStream } from "./markdown.js";
@@ -141,6 +141,13 @@ export function createRenderer(options: RendererOptions): (event: LoopEvent) => 
         endLine();
         options.progress.write(dim(`◆ background task ${describeTask(event.task)}\n`));
         return;
+      case "hook": {
+        const line = describeHookRun(event);
+        if (!line) return;
+        endLine();
+        options.progress.write(paint(event.decision === "error" ? "33" : "31", `${line}\n`));
+        return;
+      }
       case "stop":
         endLine();
         if (event.reason === "error")
@@ -175,6 +182,17 @@ export function describeCall(call: ToolUseBlock): string {
             ? input.file_path
             : JSON.stringify(call.input);
   return `${call.name} ${clip(shown.replace(/\s*\n\s*/g, " ⏎ "), PREVIEW_WIDTH)}`;
+}
+
+/**
+ * A line for a hook's run that a person must see: one that blocked, or one that failed (a
+ * failure that lets the step go on is never silent). Null for a run that only let it go on.
+ */
+export function describeHookRun(event: HookRunEvent): string | null {
+  const hook = `${event.event} hook (${clip(event.command, 80)})`;
+  if (event.decision === "error") return `⚠ ${hook} failed, and was passed over: ${event.reason}`;
+  if (event.decision === "block") return `✋ ${hook} blocked: ${event.reason}`;
+  return null;
 }
 
 /** One line: what was compacted, and the size before and after against the window. */

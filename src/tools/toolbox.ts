@@ -6,11 +6,37 @@ import type { ToolResultBlock, ToolResultContent, ToolUseBlock } from "../core/m
 import type { ToolDefinition } from "../core/tool-definition.js";
 import type { Tool, ToolOutput } from "./tool.js";
 
-/** Decides whether a call may run. A denial carries the sentence the model will read. */
+/**
+ * Decides whether a call may run. A denial carries the sentence the model will read. `hint` is
+ * what the PreToolUse hooks answered: "allow" may skip a question, "ask" may raise one; neither
+ * overrides a deny.
+ */
 export type PermissionCheck = (
   call: ToolUseBlock,
   tool: Tool,
+  hint?: PermissionHint,
 ) => Promise<{ allowed: true } | { allowed: false; reason: string }>;
+
+export interface PermissionHint {
+  decision: "allow" | "ask";
+  reason?: string;
+}
+
+/** The user's scripts around each call (src/hooks/): before its permission check, after it ran. */
+export interface ToolCallHooks {
+  /** A block refuses the call with its reason; otherwise the input may change. */
+  beforeCall(call: ToolUseBlock, signal: AbortSignal): Promise<BeforeCall>;
+  /** The result the model reads, with what the hooks add to it. */
+  afterCall(
+    call: ToolUseBlock,
+    result: ToolResultBlock,
+    signal: AbortSignal,
+  ): Promise<ToolResultBlock>;
+}
+
+export type BeforeCall =
+  | { block: string }
+  | { input?: Record<string, unknown>; permission?: PermissionHint };
 
 export interface Toolbox {
   definitions: ToolDefinition[];
@@ -29,6 +55,7 @@ const allowEverything: PermissionCheck = async () => ({ allowed: true });
 export function createToolbox(
   tools: readonly Tool[] | (() => readonly Tool[]),
   checkPermission = allowEverything,
+  hooks?: ToolCallHooks,
 ): Toolbox {
   const current = typeof tools === "function" ? tools : () => tools;
   let known: readonly Tool[] | null = null;
@@ -69,24 +96,19 @@ export function createToolbox(
       const call = withArraysUnquoted(sent, tool);
       const problem = validate(call, tool);
       if (problem) return errorResult(call, `Invalid input for ${call.name}: ${problem}`);
-      const permission = await checkPermission(call, tool);
+      const before = hooks ? await hooks.beforeCall(call, signal) : {};
+      if ("block" in before) return errorResult(call, before.block);
+      // A hook's new input is checked like the model's: its schema, then its permission.
+      const judged = before.input ? { ...call, input: before.input } : call;
+      const changed = before.input ? validate(judged, tool) : null;
+      if (changed) {
+        return errorResult(call, `A PreToolUse hook changed the input of ${call.name}: ${changed}`);
+      }
+      const permission = await checkPermission(judged, tool, before.permission);
       if (!permission.allowed) return errorResult(call, permission.reason);
       if (signal.aborted) return interruptedResult(call);
-      try {
-        const output = await tool.run(call.input as Record<string, unknown>, {
-          signal,
-          toolUseId: call.id,
-        });
-        return {
-          type: "tool_result",
-          tool_use_id: call.id,
-          content: resultContent(output),
-          is_error: output.isError,
-        };
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        return errorResult(call, `The ${call.name} tool failed: ${message}`);
-      }
+      const result = await runTool(judged, tool, signal);
+      return hooks ? hooks.afterCall(judged, result, signal) : result;
     },
 
     batches(calls) {
@@ -111,6 +133,28 @@ export function createToolbox(
 function resultContent(output: ToolOutput): ToolResultContent {
   if (!output.images?.length) return output.content;
   return [{ type: "text", text: output.content }, ...output.images];
+}
+
+async function runTool(
+  call: ToolUseBlock,
+  tool: Tool,
+  signal: AbortSignal,
+): Promise<ToolResultBlock> {
+  try {
+    const output = await tool.run(call.input as Record<string, unknown>, {
+      signal,
+      toolUseId: call.id,
+    });
+    return {
+      type: "tool_result",
+      tool_use_id: call.id,
+      content: resultContent(output),
+      is_error: output.isError,
+    };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return errorResult(call, `The ${call.name} tool failed: ${message}`);
+  }
 }
 
 /** Checks the input against the tool's schema: an object, required fields, simple types. */

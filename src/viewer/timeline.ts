@@ -7,6 +7,7 @@
 import type {
   BackgroundTaskEvent,
   CompactionTrigger,
+  HookRunEvent,
   LoopStopReason,
   TransitionReason,
 } from "../core/events.js";
@@ -32,7 +33,9 @@ export type ConversationItem =
   | { kind: "stop"; reason: LoopStopReason; detail: string }
   | { kind: "repair"; description: string }
   /** A background task started, ended (its notice went to the model) or was stopped. */
-  | { kind: "task"; line: string };
+  | { kind: "task"; line: string }
+  /** One of the user's hooks ran, shown where it ran: at its tool call, its prompt, its stop. */
+  | ({ kind: "hook" } & Omit<HookRunEvent, "type">);
 
 /** The boundary where the history was compacted; requests after it send the compacted one. */
 export interface CompactionItem {
@@ -162,6 +165,11 @@ class TimelineBuilder {
         // Beside the step it happened in; a notice's text is in the message that carries it.
         this.items.push({ kind: "task", line: taskLine(entry) });
         return;
+      case "hook": {
+        const { type: _type, at: _at, ...run } = entry;
+        this.items.push({ kind: "hook", ...run });
+        return;
+      }
     }
   }
 

@@ -55,7 +55,22 @@ export function renderConversationItem(
       ]);
     case "task":
       return element("div", { className: "item marker" }, [item.line]);
+    case "hook":
+      return renderHookRun(item);
   }
+}
+
+/** A hook's run: its event, command and ending on one line; what it said (or printed) below. */
+function renderHookRun(item: Extract<ConversationItem, { kind: "hook" }>): HTMLElement {
+  const failed = item.decision === "error" || item.decision === "block";
+  const ending = item.exitCode === null ? "killed" : `exit ${item.exitCode}`;
+  const took =
+    item.durationMs < 1000 ? `${item.durationMs} ms` : `${(item.durationMs / 1000).toFixed(1)} s`;
+  const said = [item.reason, item.output].filter((text): text is string => Boolean(text));
+  return element("div", { className: `item marker hook${failed ? " failed" : ""}` }, [
+    `${item.event} hook (${item.source}) $ ${item.command} — ${ending}, ${took}, ${item.decision}`,
+    ...said.map((text) => element("pre", { className: "hook-output" }, [text])),
+  ]);
 }
 
 function renderMessage(message: Message, label: string | undefined, subagents: Runs): HTMLElement {

@@ -88,6 +88,7 @@ details.subagent > summary { cursor: pointer; margin-top: 6px; font-weight: 600;
 .result-image { display: block; max-width: 100%; max-height: 480px; margin-top: 6px; border: 1px solid var(--ok-edge); }
 .marker { padding: 6px 10px; border-radius: 8px; border: 1px dashed var(--border); color: var(--muted); font-size: 12.5px; }
 .marker.failed { border-color: var(--error-edge); color: var(--error-edge); background: var(--error); }
+.marker pre.hook-output { margin: 4px 0 0; white-space: pre-wrap; font-size: 12px; }
 /* A compaction is a boundary across the conversation: requests after it send another history. */
 .compaction {
   margin: 14px 0; padding: 6px 10px; border-radius: 0; text-align: center; font-size: 12.5px;

@@ -1,0 +1,41 @@
+// A session's hooks, ready to run: read from the settings files, the project's approved (or
+// skipped, saying so), then given to the toolbox and to the session as their seams.
+
+import type { ToolCallHooks } from "../tools/toolbox.js";
+import { type HookDefinition, loadHooks } from "./config.js";
+import { createHookRunner, type HookRunner, type RunnerSetup } from "./runner.js";
+import { createSessionHooks, type SessionHooks } from "./session-hooks.js";
+import { createToolCallHooks } from "./tool-hooks.js";
+import { type HookTrustContext, trustHooks } from "./trust.js";
+
+export type HookSetup = Omit<RunnerSetup, "hooks"> &
+  Pick<HookTrustContext, "ask" | "onNotice"> & {
+    /** Tells the person something while the session runs (the Stop hooks' limit). */
+    onRunNotice: (sentence: string) => void;
+  };
+
+export interface PreparedHooks {
+  /** The hooks in force, in the order they are defined (the user's first). */
+  running: readonly HookDefinition[];
+  /** The project's hooks that the user has not approved. */
+  skipped: readonly HookDefinition[];
+  /** Absent when no hook runs. The runner fires any event (SubagentStop, once subagents exist). */
+  runner?: HookRunner;
+  toolHooks?: ToolCallHooks;
+  sessionHooks?: SessionHooks;
+}
+
+export async function prepareHooks(setup: HookSetup): Promise<PreparedHooks> {
+  const where = { workspace: setup.workspace, env: setup.env, onNotice: setup.onNotice };
+  const defined = await loadHooks(where);
+  const { running, skipped } = await trustHooks(defined, { ...where, ask: setup.ask });
+  if (running.length === 0) return { running, skipped };
+  const runner = createHookRunner({ ...setup, hooks: running });
+  return {
+    running,
+    skipped,
+    runner,
+    toolHooks: createToolCallHooks(runner, setup.workspace),
+    sessionHooks: createSessionHooks(runner, setup.onRunNotice),
+  };
+}
