@@ -124,7 +124,7 @@ describe("file tools through the CLI", () => {
     });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(
-      /--tools names an unknown tool "grep": choose from bash, read, write, edit, todo_write, agent\./,
+      /--tools names an unknown tool "grep": choose from bash, read, write, edit, todo_write, skill, agent\./,
     );
   });
 

@@ -12,7 +12,8 @@ import { QWEN3_SCRIPT, writeQwen3Model } from "./support/qwen3-model.js";
 import { writeTinyModel } from "./support/tiny-model.js";
 
 /** A context just big enough for agentloop's system prompt and the bash tool in byte tokens. */
-const CONTEXT = 2560;
+// Room for the system prompt (with its environment section) and bash, one byte a token.
+const CONTEXT = 3072;
 
 function tinyModelBytes(directory: string): Buffer {
   const path = join(directory, "tiny.gguf");
@@ -45,7 +46,7 @@ describe("agentloop --provider local", () => {
         /downloading tiny\.gguf \(0\.0 GB\) once, to .*\/agentloop\/models\/huggingface\/tester\/tiny-GGUF\/tiny\.gguf/,
       );
       expect(first.stderr).toMatch(
-        /local model tiny\.gguf on CPU, \d+ threads?, context 2,560 tokens\./,
+        /local model tiny\.gguf on CPU, \d+ threads?, context 3,072 tokens\./,
       );
       // A random model ends its answer (0) or is cut off and stopped by --max-turns (3).
       expect([0, 3]).toContain(first.code);

@@ -136,10 +136,12 @@ describe("MCP servers over stdio", () => {
     expect(results[0]).toMatchObject({ content: "it failed on purpose", is_error: true });
   });
 
-  it("describe images, audio and binary resources in a line, and give text resources with their URI", async () => {
+  it("describe audio, binary resources and an image that is not one in a line, and give text resources with their URI", async () => {
     const { connections } = await testServer();
+    // The test server's "PNG" is 12,345 bytes of filler: it is named, not sent (docs/images.md).
     expect(await runTool(connections, "mcp__test__image")).toEqual({
-      content: "a picture:\n[image: image/png, 12,345 bytes]\n[audio: audio/wav, 300 bytes]",
+      content:
+        "a picture:\n[image 2 (image/png) is not sent: it is not a PNG, JPEG, GIF or WebP image]\n[audio: audio/wav, 300 bytes]",
       isError: false,
     });
     expect((await runTool(connections, "mcp__test__resource")).content).toBe(
