@@ -36,8 +36,8 @@ describe("subagents at the REPL", () => {
       columns: COLUMNS,
     });
     const screen = await terminal.enter("/agents", /reviewer: Reviews\./);
-    expect(screen).toMatch(/general: A general-purpose agent/);
-    expect(screen).toMatch(/explore: A read-only agent/);
+    expect(screen).toMatch(/general: The session's tools/);
+    expect(screen).toMatch(/explore: Read-only: finds things/);
     expect(screen).toContain(
       ".claude/agents/reviewer.md · tools read · 30 turns · the session's mode",
     );

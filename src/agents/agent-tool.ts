@@ -8,12 +8,13 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { inputTokensOf } from "../core/messages.js";
+import type { LoopOptions } from "../loop.js";
 import { bounded, DEFAULT_MAX_RESULT_CHARS } from "../mcp/tool-result.js";
 import type { PermissionMode } from "../permissions/policy.js";
 import type { Provider } from "../providers/provider.js";
 import { openSessionWriter, SESSION_FORMAT_VERSION } from "../session/session-file.js";
 import { failure, type Tool } from "../tools/tool.js";
-import { createToolbox, type PermissionCheck } from "../tools/toolbox.js";
+import { createToolbox, type PermissionCheck, type ToolCallHooks } from "../tools/toolbox.js";
 import type { SubagentChannel } from "./channel.js";
 import { runChild } from "./child-run.js";
 import { type AgentDefinition, childMode } from "./definition.js";
@@ -41,6 +42,8 @@ export type AgentInput = {
 export interface ChildTools {
   tools: readonly Tool[];
   checkPermission: PermissionCheck;
+  /** The user's hooks around each call, as the session's calls have them. */
+  hooks?: ToolCallHooks;
   /** Ends what the child's tools started; called when the child's run is over. */
   dispose(): Promise<void>;
 }
@@ -56,6 +59,12 @@ export interface AgentToolOptions {
   /** The environment and project instructions the parent's system prompt has. */
   environment: () => string;
   channel: SubagentChannel;
+  /** The SubagentStop hooks' check for one child's run: they may send it back to work. */
+  stopCheck?: (child: {
+    type: string;
+    id: string;
+    transcript: string;
+  }) => LoopOptions["beforeStop"];
   cwd: string;
   /** How deep this tool's children are (1: the session's own), and how deep they may go. */
   depth: number;
@@ -137,12 +146,18 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
           toolbox: createToolbox(
             [...offered(tools.tools, agent), ...nested],
             tools.checkPermission,
+            tools.hooks,
           ),
           system: `${agent.prompt}\n\n${options.environment()}`.trim(),
           prompt: input.prompt,
           maxTurns: agent.maxTurns,
           signal: context.signal,
           limits: parent.limits,
+          beforeStop: options.stopCheck?.({
+            type: agent.name,
+            id: agentId,
+            transcript: writer.path,
+          }),
           writer,
           onEvent: (event) =>
             options.channel.emit({
@@ -187,9 +202,8 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
 function describe(agents: readonly AgentDefinition[]): string {
   const list = agents.map((agent) => `- ${agent.name}: ${agent.description}`).join("\n");
   return [
-    "Hands a self-contained task to a subagent: a fresh agent with an empty conversation, which works on its own and returns only its final report, followed by a status line saying how its run ended.",
-    "Use it for searches and investigations that would fill this conversation with file reads, or for independent pieces of work. Several read-only agents (such as explore) called in one reply run at the same time.",
-    "The prompt must say everything the agent needs: it sees nothing of this conversation.",
+    "Hand a self-contained task to a subagent: a fresh agent that sees nothing of this conversation and returns only its final report, then a status line saying how its run ended.",
+    "Use it for searches that would fill this conversation with file reads, or for independent pieces of work; read-only agents called in one reply run at the same time. The prompt must say everything the agent needs.",
     `Agents (subagent_type):\n${list}`,
   ].join("\n");
 }

@@ -6,7 +6,7 @@ import { type AgentDefinition, DEFAULT_MAX_TURNS } from "./definition.js";
 const general: AgentDefinition = {
   name: "general",
   description:
-    "A general-purpose agent with the session's tools: for a self-contained piece of work (a search, a change, a check) whose details need not fill this conversation.",
+    "The session's tools, for a piece of work (a search, a change, a check) whose details need not fill this conversation.",
   prompt: [
     "You are a subagent: another agent handed you one task, and only your final reply goes back to it.",
     "Do the task completely, then reply with what you found or did: the facts, file paths and line numbers, and anything left undone. Do not ask questions; nobody will answer them.",
@@ -20,7 +20,7 @@ const general: AgentDefinition = {
 const explore: AgentDefinition = {
   name: "explore",
   description:
-    "A read-only agent for finding things in the workspace (where X is configured, how Y works): it reads files and runs commands in the read-only sandbox, and changes nothing.",
+    "Read-only: finds things in the workspace (where X is configured, how Y works) and changes nothing.",
   prompt: [
     "You are a read-only subagent exploring a codebase for another agent; only your final reply goes back to it.",
     "Search and read efficiently (grep, find, ls, read). You cannot change files. Reply with a concise answer: the relevant file paths with line numbers, and what they show.",
