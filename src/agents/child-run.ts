@@ -5,7 +5,7 @@
 import type { LoopEvent, LoopStop } from "../core/events.js";
 import type { Limit } from "../core/limits.js";
 import { addUsage, emptyUsage, type Usage, type UserMessage } from "../core/messages.js";
-import { agentLoop, createLoopState } from "../loop.js";
+import { agentLoop, createLoopState, type LoopOptions } from "../loop.js";
 import type { Provider } from "../providers/provider.js";
 import { costOf } from "../session/cost.js";
 import type { SessionWriter } from "../session/session-file.js";
@@ -23,6 +23,8 @@ export interface ChildRunOptions {
   maxTurns: number;
   signal: AbortSignal;
   limits: Limit[];
+  /** The SubagentStop hooks: asked when the child's answer is done, as Stop is for the session. */
+  beforeStop?: LoopOptions["beforeStop"];
   writer: SessionWriter;
   /** Each event of the child's loop, as it happens; the child goes on once it resolves. */
   onEvent(event: LoopEvent): Promise<void>;
@@ -75,7 +77,13 @@ export async function runChild(options: ChildRunOptions): Promise<ChildOutcome> 
     signal: options.signal,
     limits: options.limits,
   };
-  let stop = await run(agentLoop(state, { ...loopOptions, maxTurns: options.maxTurns }));
+  let stop = await run(
+    agentLoop(state, {
+      ...loopOptions,
+      maxTurns: options.maxTurns,
+      beforeStop: options.beforeStop,
+    }),
+  );
   outcome.status = statusOf(stop);
   if (stop.reason === "max_turns" && !options.signal.aborted) {
     const ask: UserMessage = { role: "user", content: ANSWER_NOW };

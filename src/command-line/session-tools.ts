@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Interface } from "node:readline";
-import { type ChildTools, createAgentTool } from "../agents/agent-tool.js";
+import { type AgentToolOptions, type ChildTools, createAgentTool } from "../agents/agent-tool.js";
 import type { SubagentChannel } from "../agents/channel.js";
 import { childMode } from "../agents/definition.js";
 import { chooseAgentDepth } from "../agents/depth-setting.js";
@@ -86,6 +86,8 @@ export interface ToolSetup {
     channel: SubagentChannel;
     models: { current(): Provider; start(model: string): Promise<Provider> };
     environment: () => string;
+    /** The SubagentStop hooks' check for one child's run, when there are hooks. */
+    stopCheck?: AgentToolOptions["stopCheck"];
   };
 }
 
@@ -257,7 +259,9 @@ export async function createSessionTools(setup: ToolSetup): Promise<SessionTools
     });
     return {
       tools: [...own, ...mcp.tools()],
-      checkPermission: (call, tool) => check(call, tool),
+      checkPermission: check,
+      // The user's PreToolUse and PostToolUse hooks see a child's calls as they see the session's.
+      hooks: setup.toolHooks,
       dispose: async () => {
         await Promise.all(own.map((tool) => tool.dispose?.()));
       },

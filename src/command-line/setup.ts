@@ -46,7 +46,7 @@ import {
   type SessionWriter,
   sessionsDirectory,
 } from "../session/session-file.js";
-import { buildSystemPrompt } from "../session/system-prompt.js";
+import { buildSystemPrompt, type SessionFacts } from "../session/system-prompt.js";
 import { catalogBudget, catalogSection } from "../skills/catalog.js";
 import { findSkills } from "../skills/find-skills.js";
 import { createLoadedSkills, type LoadedSkills } from "../skills/loaded-skills.js";
@@ -218,8 +218,12 @@ export async function startSession(
       start: async (name: string): Promise<Provider> =>
         startProvider(resolveModel(name), where, hooks, await modelSettings),
     },
-    environment: () => buildSystemPrompt(options.cwd),
+    // The parent's prompt without its skills' catalog: the child has no skill tool.
+    environment: () => buildSystemPrompt(options.cwd, promptFacts),
+    stopCheck: userHooks.sessionHooks?.subagentStopCheck,
   };
+  // What the system prompt says of the session, once the tools are known; a child's says the same.
+  let promptFacts: SessionFacts | undefined;
   // Tools first: the sandbox's trial run starts at once and goes on while the SDKs load.
   const [tools, model, compaction] = await Promise.allSettled([
     createSessionTools({
@@ -285,17 +289,17 @@ export async function startSession(
         budget: catalogBudget(contextWindowOf(compaction.value, provider)),
       })
     : null;
+  promptFacts = {
+    mode,
+    allowNetwork: options.allowNetwork,
+    toolNames,
+    env: userEnv,
+    instructions: memory.text,
+  };
   const session = createAgentSession({
     provider,
     toolbox,
-    system: buildSystemPrompt(options.cwd, {
-      mode,
-      allowNetwork: options.allowNetwork,
-      toolNames,
-      env: userEnv,
-      instructions: memory.text,
-      skillCatalog,
-    }),
+    system: buildSystemPrompt(options.cwd, { ...promptFacts, skillCatalog }),
     maxTurns: options.maxTurns,
     maxCostUsd: options.maxCost,
     writer,

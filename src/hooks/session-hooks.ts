@@ -13,6 +13,7 @@ export type SessionStartSource = "startup" | "resume" | "clear" | "compact";
 
 /** What the loop does when its answer is done: go on with a message, or stop (saying why). */
 export type StopAnswer = { goOn: string } | { detail: string } | null;
+export type StopCheck = (answer: string, signal: AbortSignal) => Promise<StopAnswer>;
 
 export interface SessionHooks {
   takeRuns(): HookRunEvent[];
@@ -24,7 +25,9 @@ export interface SessionHooks {
     signal: AbortSignal,
   ): Promise<{ block: string } | { context: string[] }>;
   /** A fresh check for one prompt's run: it counts the Stop hooks' blocks in a row. */
-  stopCheck(): (answer: string, signal: AbortSignal) => Promise<StopAnswer>;
+  stopCheck(): StopCheck;
+  /** The same for one subagent's run, with the SubagentStop hooks (matched by the agent's type). */
+  subagentStopCheck(agent: { type: string; id: string; transcript: string }): StopCheck;
   beforeCompact(
     trigger: CompactionTrigger,
     focus: string | undefined,
@@ -38,6 +41,26 @@ export function createSessionHooks(
   runner: HookRunner,
   onNotice: (sentence: string) => void,
 ): SessionHooks {
+  /** Counts the blocks in a row of one run's Stop (or SubagentStop) hooks, up to the limit. */
+  function stopCheck(
+    event: "Stop" | "SubagentStop",
+    about: Record<string, unknown>,
+    match: string | undefined,
+  ): StopCheck {
+    let blocks = 0;
+    return async (answer, signal) => {
+      const fields = { ...about, stop_hook_active: blocks > 0, last_assistant_message: answer };
+      const fired = await runner.fire(event, fields, { match, signal });
+      if (fired.block === null) return null;
+      blocks += 1;
+      if (blocks > MAX_STOP_BLOCKS) {
+        const detail = `The ${event} hooks blocked ${blocks} times in a row; the run ends here, as they may send the model on at most ${MAX_STOP_BLOCKS} times.`;
+        onNotice(detail);
+        return { detail };
+      }
+      return { goOn: `${event} hook feedback: ${fired.block}` };
+    };
+  }
   return {
     takeRuns: () => runner.takeRuns(),
     async sessionStart(source, signal) {
@@ -47,21 +70,13 @@ export function createSessionHooks(
       const fired = await runner.fire("UserPromptSubmit", { prompt }, { signal });
       return fired.block === null ? { context: fired.context } : { block: fired.block };
     },
-    stopCheck() {
-      let blocks = 0;
-      return async (answer, signal) => {
-        const fields = { stop_hook_active: blocks > 0, last_assistant_message: answer };
-        const fired = await runner.fire("Stop", fields, { signal });
-        if (fired.block === null) return null;
-        blocks += 1;
-        if (blocks > MAX_STOP_BLOCKS) {
-          const detail = `The Stop hooks blocked ${blocks} times in a row; the run ends here, as they may send the model on at most ${MAX_STOP_BLOCKS} times.`;
-          onNotice(detail);
-          return { detail };
-        }
-        return { goOn: `Stop hook feedback: ${fired.block}` };
-      };
-    },
+    stopCheck: () => stopCheck("Stop", {}, undefined),
+    subagentStopCheck: (agent) =>
+      stopCheck(
+        "SubagentStop",
+        { agent_id: agent.id, agent_type: agent.type, agent_transcript_path: agent.transcript },
+        agent.type,
+      ),
     async beforeCompact(trigger, focus, signal) {
       // Claude Code's two triggers: the user's /compact, or agentloop's own decision.
       const claudeTrigger = trigger === "manual" ? "manual" : "auto";
