@@ -8,11 +8,8 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Interface } from "node:readline";
-import { type AgentToolOptions, type ChildTools, createAgentTool } from "../agents/agent-tool.js";
+import type { AgentToolOptions, ChildTools } from "../agents/agent-tool.js";
 import type { SubagentChannel } from "../agents/channel.js";
-import { childMode } from "../agents/definition.js";
-import { chooseAgentDepth } from "../agents/depth-setting.js";
-import { findAgents } from "../agents/discovery.js";
 import { createTaskStopTool } from "../background/task-stop.js";
 import type { BackgroundTasks } from "../background/tasks.js";
 import { ConfigError } from "../core/errors.js";
@@ -160,10 +157,10 @@ export async function createSessionTools(setup: ToolSetup): Promise<SessionTools
   let rules: PermissionRules;
   let names: ToolName[];
   let mcp: McpConnections;
-  let agentDepth: number;
+  let agentPart: AgentPart | null;
   try {
     // Started before anything is awaited, so that the sandbox's trial run overlaps the rest.
-    const [loaded, , chosen, connections, depth] = await Promise.all([
+    const [loaded, , chosen, connections] = await Promise.all([
       loadPermissionRules({ workspace: options.cwd, env: setup.userEnv }),
       prepare(mode),
       chooseToolNames({
@@ -173,12 +170,11 @@ export async function createSessionTools(setup: ToolSetup): Promise<SessionTools
         localModel: setup.localModel,
       }),
       mcpStarting,
-      chooseAgentDepth({ workspace: options.cwd, env: setup.userEnv }),
     ]);
     rules = loaded;
     names = chosen;
     mcp = connections;
-    agentDepth = depth;
+    agentPart = names.includes("agent") ? await loadAgentPart(setup) : null;
   } catch (error) {
     await mcpStarting.then((connections) => connections.close()).catch(() => undefined);
     removeTemporaries();
@@ -267,18 +263,19 @@ export async function createSessionTools(setup: ToolSetup): Promise<SessionTools
       },
     } satisfies ChildTools;
   };
-  const agentTool = () =>
-    createAgentTool({
-      agents: agentsFound(setup, mode),
+  const agentTool = (part: AgentPart) =>
+    part.createAgentTool({
+      agents: part.agents,
       parentMode: modes.current,
       toolsFor,
       cwd: options.cwd,
       depth: 1,
-      maxDepth: agentDepth,
+      maxDepth: part.maxDepth,
       ...setup.subagents,
     }) as Tool;
+  // The agent part is loaded whenever the names hold "agent".
   const makeChosen = (name: ToolName) =>
-    name === "agent" ? agentTool() : make(name, bashOptions, reads);
+    name === "agent" ? agentTool(agentPart as AgentPart) : make(name, bashOptions, reads);
   const skillsToLoad = setup.skills.some((skill) => skill.modelInvocable);
   const chosen = names.filter((name) => name !== "skill" || skillsToLoad).map(makeChosen);
   const added = (wanted: ToolName[]) =>
@@ -329,15 +326,29 @@ export async function createSessionTools(setup: ToolSetup): Promise<SessionTools
   return { toolbox, modes };
 }
 
-/** The definitions the agent tool offers; a file skipped or a mode ignored is one notice each. */
-function agentsFound(setup: ToolSetup, mode: PermissionMode) {
-  const found = findAgents({ workspace: setup.options.cwd, env: setup.userEnv });
+type AgentPart = Awaited<ReturnType<typeof loadAgentPart>>;
+
+/**
+ * The agent tool's part (src/agents/), loaded only by a session that offers the tool: its code,
+ * the depth setting and the definitions, a file skipped or a mode ignored one notice each.
+ */
+async function loadAgentPart(setup: ToolSetup) {
+  const [{ createAgentTool }, { childMode }, { chooseAgentDepth }, { findAgents }] =
+    await Promise.all([
+      import("../agents/agent-tool.js"),
+      import("../agents/definition.js"),
+      import("../agents/depth-setting.js"),
+      import("../agents/discovery.js"),
+    ]);
+  const where = { workspace: setup.options.cwd, env: setup.userEnv };
+  const maxDepth = await chooseAgentDepth(where);
+  const found = findAgents(where);
   for (const notice of found.notices) setup.onNotice(notice);
   for (const agent of found.agents) {
-    const { ignored } = childMode(agent.permissionMode, mode);
-    if (ignored) setup.onNotice(`agent ${agent.name}: ${ignored}; it runs in ${mode} mode.`);
+    const { ignored } = childMode(agent.permissionMode, setup.mode);
+    if (ignored) setup.onNotice(`agent ${agent.name}: ${ignored}; it runs in ${setup.mode} mode.`);
   }
-  return found.agents;
+  return { createAgentTool, agents: found.agents, maxDepth };
 }
 
 /**

@@ -3,9 +3,8 @@
 
 import type { ToolCallHooks } from "../tools/toolbox.js";
 import { type HookDefinition, loadHooks } from "./config.js";
-import { createHookRunner, type HookRunner, type RunnerSetup } from "./runner.js";
-import { createSessionHooks, type SessionHooks } from "./session-hooks.js";
-import { createToolCallHooks } from "./tool-hooks.js";
+import type { HookRunner, RunnerSetup } from "./runner.js";
+import type { SessionHooks } from "./session-hooks.js";
 import { type HookTrustContext, trustHooks } from "./trust.js";
 
 export type HookSetup = Omit<RunnerSetup, "hooks"> &
@@ -30,6 +29,10 @@ export async function prepareHooks(setup: HookSetup): Promise<PreparedHooks> {
   const defined = await loadHooks(where);
   const { running, skipped } = await trustHooks(defined, { ...where, ask: setup.ask });
   if (running.length === 0) return { running, skipped };
+  // The runner is loaded only by a session with hooks to run.
+  const [{ createHookRunner }, { createSessionHooks }, { createToolCallHooks }] = await Promise.all(
+    [import("./runner.js"), import("./session-hooks.js"), import("./tool-hooks.js")],
+  );
   const runner = createHookRunner({ ...setup, hooks: running });
   return {
     running,
