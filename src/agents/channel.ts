@@ -19,8 +19,11 @@ export interface SubagentChannel {
   emit(event: SubagentEvent): Promise<void>;
   /** The events waiting, oldest first; they are removed. */
   drain(): Pending[];
-  /** Resolves once an event is waiting (at once when one already is). */
-  waiting(): Promise<void>;
+  /**
+   * Resolves once an event is waiting (at once when one already is), or once `until` is
+   * aborted: a wait the session gives up (its step came first) leaves nothing behind.
+   */
+  waiting(until: AbortSignal): Promise<void>;
   /**
    * Set by the session the children report to: the limits every child shares with it (its
    * cost budget), and where a child's transcript is written (<session dir>/agents/).
@@ -30,14 +33,11 @@ export interface SubagentChannel {
 
 export function createSubagentChannel(): SubagentChannel {
   let queue: Pending[] = [];
-  let wake: (() => void) | null = null;
-  let signalled: Promise<void> | null = null;
+  const waiters = new Set<() => void>();
   return {
     emit(event) {
       const taken = new Promise<void>((resolve) => queue.push({ event, taken: resolve }));
-      wake?.();
-      wake = null;
-      signalled = null;
+      for (const wake of [...waiters]) wake();
       return taken;
     },
     drain() {
@@ -45,12 +45,17 @@ export function createSubagentChannel(): SubagentChannel {
       queue = [];
       return events;
     },
-    waiting() {
-      if (queue.length > 0) return Promise.resolve();
-      signalled ??= new Promise((resolve) => {
-        wake = resolve;
+    waiting(until) {
+      if (queue.length > 0 || until.aborted) return Promise.resolve();
+      return new Promise((resolve) => {
+        const wake = () => {
+          waiters.delete(wake);
+          until.removeEventListener("abort", wake);
+          resolve();
+        };
+        waiters.add(wake);
+        until.addEventListener("abort", wake, { once: true });
       });
-      return signalled;
     },
     parent: null,
   };

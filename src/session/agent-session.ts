@@ -157,10 +157,13 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
   async function* nextStep<Result>(events: AsyncGenerator<LoopEvent, Result>) {
     const step = events.next();
     if (!subagents) return await step;
+    // Each wait ends with the step at the latest: a long session keeps no wait per event.
+    const stepDone = new AbortController();
+    const settled = step.then((value) => ({ value })).finally(() => stepDone.abort());
     while (true) {
       const first = await Promise.race([
-        step.then((value) => ({ value })),
-        subagents.waiting().then(() => null),
+        settled,
+        subagents.waiting(stepDone.signal).then(() => null),
       ]);
       for (const { event, taken } of subagents.drain()) {
         writer.recordEvent(event);
