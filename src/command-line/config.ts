@@ -91,7 +91,8 @@ Options:
   --context-window N             the model's context window in tokens (default: known per model)
   --no-auto-compact              compact only on /compact or when the API says "too long"
   --tools LIST                   the tools the model gets, e.g. "bash" for s01's one tool
-                                 (default: bash,read,write,edit; skill when there are skills)
+                                 (default: bash,read,write,edit; skill when there are skills;
+                                 add agent for subagents, todo_write for the todo list)
   --mcp-config FILE              MCP servers to add, in .mcp.json's format (may be repeated)
   --output-format F              text, json or stream-json (one-shot mode)
   --continue                     continue the latest session in this directory
@@ -106,7 +107,10 @@ Skills and commands: .agentloop/skills/NAME/SKILL.md (or in .claude/ or .agents/
   ~/.config/agentloop/, ~/.claude/, ~/.agents/) and .agentloop/commands/NAME.md (or .claude/);
   "/NAME args" runs one, in the REPL or with -p; /skills lists them.
 Instructions: AGENTS.md or CLAUDE.md (with @path imports), ~/.config/agentloop/AGENTS.md first,
-  AGENTS.local.md last.`;
+  AGENTS.local.md last.
+Subagents: .agentloop/agents/NAME.md or .claude/agents/NAME.md (and ~/.config/agentloop/agents/).
+Hooks: "hooks" in ~/.config/agentloop/settings.json or .agentloop/settings.json, in Claude
+  Code's format; a project's hooks run once you approve them. /hooks lists them.`;
 
 export function parseCommandLine(argv: string[], currentDirectory = process.cwd()): CommandLine {
   let parsed: ReturnType<typeof parseFlags>;
