@@ -53,7 +53,7 @@ describe("an agent definition", () => {
 
   it.each([
     ["no frontmatter", "Just text", "it does not start with a --- line"],
-    ["no closing line", "---\nname: a\n", "its frontmatter has no closing --- line"],
+    ["no closing line", "---\nname: a\n", "the frontmatter's opening --- has no closing ---"],
     ["no name", "---\ndescription: d\n---\n", "it has no name in its frontmatter"],
     ["no description", "---\nname: a\n---\n", "it has no description in its frontmatter"],
     [

@@ -88,6 +88,16 @@ describe("frontmatter", () => {
     });
   });
 
+  it("drops a YAML comment after a plain value, keeps a # inside quotes, and skips a BOM", () => {
+    const parsed = parseFrontmatter(
+      '\uFEFF---\nname: review # the team\'s\ndescription: "Use # for headings"\n---\nBody.',
+    );
+    expect(parsed).toMatchObject({
+      fields: { name: "review", description: "Use # for headings" },
+      body: "Body.",
+    });
+  });
+
   it("takes a file without frontmatter as all body, and names an unclosed one", () => {
     expect(parseFrontmatter("Just text.")).toEqual({ fields: {}, written: {}, body: "Just text." });
     expect(parseFrontmatter("---\nname: x\n")).toBe(

@@ -5,7 +5,7 @@
 // read from any file (https://code.claude.com/docs/en/sub-agents lists the fields).
 
 import type { PermissionMode } from "../permissions/policy.js";
-import { listOf, parseFrontmatter } from "./frontmatter.js";
+import { type FieldValue, hasFrontmatter, parseFrontmatter } from "../skills/frontmatter.js";
 
 export const DEFAULT_MAX_TURNS = 30;
 
@@ -29,9 +29,11 @@ export interface AgentDefinition {
 
 /** Parses one definition file; a file that cannot be one says why in a few words. */
 export function parseDefinition(text: string, source: string): AgentDefinition | { skip: string } {
+  if (!hasFrontmatter(text)) return { skip: "it does not start with a --- line" };
   const parsed = parseFrontmatter(text);
-  if ("problem" in parsed) return { skip: parsed.problem };
-  const { fields, body } = parsed;
+  if (typeof parsed === "string") return { skip: parsed };
+  const { fields } = parsed;
+  const body = parsed.body.trim();
   const name = typeof fields.name === "string" ? fields.name.trim() : "";
   const description = typeof fields.description === "string" ? fields.description.trim() : "";
   if (!name) return { skip: "it has no name in its frontmatter" };
@@ -57,6 +59,13 @@ export function parseDefinition(text: string, source: string): AgentDefinition |
     ...(typeof mode === "string" && mode ? { permissionMode: mode } : {}),
     source,
   };
+}
+
+/** A value given as a list, or as one comma-separated string (`tools: Read, Grep`). */
+function listOf(value: FieldValue | undefined): string[] | undefined {
+  if (value === undefined || typeof value === "boolean") return undefined;
+  const items = Array.isArray(value) ? value : value.split(",");
+  return items.map((item) => item.trim()).filter(Boolean);
 }
 
 /** Claude Code writes `Read`, `Bash`: agentloop's tools are `read`, `bash`. MCP names stay. */

@@ -1,5 +1,5 @@
-// The frontmatter of a SKILL.md or a command file: the `---` block of YAML at the top. Only
-// the part of YAML these files use is read: `key: value` (plain, quoted, true/false), block
+// The frontmatter of a SKILL.md, a command file or an agent definition (src/agents/): the `---`
+// block of YAML at the top. Only the part of YAML these files use is read: `key: value` (plain, quoted, true/false), block
 // scalars (`key: >` or `key: |` with indented lines) and lists (`[a, b]` or `- item` lines).
 
 export type FieldValue = string | boolean | string[];
@@ -20,7 +20,8 @@ const CLOSING = /^---[ \t]*\r?$/m;
 const FIELD = /^([A-Za-z][\w-]*):[ \t]*(.*)$/;
 
 /** The fields and body of `text`, or one sentence saying what is wrong with its frontmatter. */
-export function parseFrontmatter(text: string): Frontmatter | string {
+export function parseFrontmatter(source: string): Frontmatter | string {
+  const text = source.replace(/^\uFEFF/, "");
   const opening = OPENING.exec(text);
   if (!opening) return { fields: {}, written: {}, body: text };
   const rest = text.slice(opening[0].length);
@@ -41,7 +42,7 @@ export function parseFrontmatter(text: string): Frontmatter | string {
     while (index + 1 < lines.length && /^([ \t]+\S|[ \t]*$|- )/.test(lines[index + 1] as string)) {
       block.push(lines[++index] as string);
     }
-    fields[key] = fieldValue(value.trim(), block);
+    fields[key] = fieldValue(withoutComment(value.trim()), block);
     if (value.trim()) written[key] = unquote(value.trim());
   }
   return { fields, written, body };
@@ -67,6 +68,17 @@ function fieldValue(value: string, block: string[]): FieldValue {
   const whole = [value, ...lines].filter(Boolean).join(" ");
   if (whole === "true" || whole === "false") return whole === "true";
   return unquote(whole);
+}
+
+/** Whether `text` opens with a frontmatter block at all. */
+export function hasFrontmatter(text: string): boolean {
+  return OPENING.test(text.replace(/^\uFEFF/, ""));
+}
+
+/** `key: value # note` loses its note, as in YAML; a # inside quotes stays. */
+function withoutComment(value: string): string {
+  if (value.startsWith('"') || value.startsWith("'")) return value;
+  return value.replace(/\s+#.*$/, "");
 }
 
 function unquote(text: string): string {
