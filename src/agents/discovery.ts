@@ -3,9 +3,10 @@
 // ~/.config/agentloop/agents/ and ~/.claude/agents/. The first definition of a name wins, and
 // one of a built-in's name replaces the built-in.
 
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { directoriesFromRepositoryRoot } from "../skills/places.js";
 import { BUILT_IN_AGENTS } from "./built-ins.js";
 import { type AgentDefinition, parseDefinition } from "./definition.js";
 
@@ -25,7 +26,7 @@ export function findAgents(options: {
   const home = options.home ?? homedir();
   const configHome = env.XDG_CONFIG_HOME || join(home, ".config");
   const directories = [
-    ...upToRepositoryRoot(options.workspace).flatMap((directory) => [
+    ...nearestFirst(options.workspace).flatMap((directory) => [
       join(directory, ".agentloop", "agents"),
       join(directory, ".claude", "agents"),
     ]),
@@ -50,15 +51,8 @@ export function findAgents(options: {
   return { agents: [...builtIns, ...byName.values()], notices };
 }
 
-/** The workspace and its parents up to the one holding .git, nearest first; outside a repository, the workspace alone. */
-function upToRepositoryRoot(workspace: string): string[] {
-  const chain: string[] = [];
-  for (let directory = workspace; ; directory = dirname(directory)) {
-    chain.push(directory);
-    if (existsSync(join(directory, ".git"))) return chain;
-    if (dirname(directory) === directory) return [workspace];
-  }
-}
+/** The workspace and its parents up to the repository root, nearest first. */
+const nearestFirst = (workspace: string) => directoriesFromRepositoryRoot(workspace).reverse();
 
 function markdownFiles(directory: string): string[] {
   try {
