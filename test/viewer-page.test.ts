@@ -542,112 +542,61 @@ describe("the transcript viewer page", () => {
     expect(await sentCount(page)).toBe(3);
   });
 
-  it("shows the todo list as it stood at each request", async () => {
+  /** A session of one tool call, its result and an answer, as JSONL. */
+  function oneCallSession(call: { id: string; name: string; input: object }, result: string) {
     const at = "2026-11-28T09:00:01.000Z";
+    const header = { type: "session", version: 1, id: "s1", cwd: "/tmp/p", model: "m" };
+    const turn = (number: number, message: object, stopReason?: string) => ({
+      type: "message",
+      at,
+      turn: number,
+      ...(stopReason ? { stopReason } : {}),
+      message,
+    });
+    const lines = [
+      { ...header, provider: "anthropic", startedAt: at },
+      { type: "message", at, message: { role: "user", content: "go" } },
+      turn(1, { role: "assistant", content: [{ type: "tool_use", ...call }] }, "tool_use"),
+      turn(1, {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: call.id, content: result }],
+      }),
+      turn(2, { role: "assistant", content: [{ type: "text", text: "Done." }] }, "end_turn"),
+    ];
+    return `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`;
+  }
+
+  /** The step fact `name` at the first step (absent) and at the last (its text). */
+  async function factAtFirstAndLast(session: string, name: string) {
+    const page = await open(`file://${await exported(session)}`);
+    const shown = page.locator(`#step-info .fact[data-fact=${name}]`);
+    await page.keyboard.press("Home");
+    const first = await shown.count();
+    await page.keyboard.press("End");
+    return { first, last: await shown.textContent() };
+  }
+
+  it("shows the todo list as it stood at each request", async () => {
     const todos = [
       { content: "Read the code", status: "completed" },
       { content: "Write the tests", status: "in_progress" },
     ];
-    const lines = [
-      {
-        type: "session",
-        version: 1,
-        id: "s1",
-        cwd: "/tmp/p",
-        model: "m",
-        provider: "anthropic",
-        startedAt: at,
-      },
-      { type: "message", at, message: { role: "user", content: "plan" } },
-      {
-        type: "message",
-        at,
-        turn: 1,
-        stopReason: "tool_use",
-        message: {
-          role: "assistant",
-          content: [{ type: "tool_use", id: "t1", name: "todo_write", input: { todos } }],
-        },
-      },
-      {
-        type: "message",
-        at,
-        turn: 1,
-        message: {
-          role: "user",
-          content: [{ type: "tool_result", tool_use_id: "t1", content: "ok" }],
-        },
-      },
-      {
-        type: "message",
-        at,
-        turn: 2,
-        stopReason: "end_turn",
-        message: { role: "assistant", content: [{ type: "text", text: "Planned." }] },
-      },
-    ];
-    const session = `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`;
-    const page = await open(`file://${await exported(session)}`);
-    const shown = page.locator("#step-info .fact[data-fact=todos]");
-    await page.keyboard.press("Home");
-    expect(await shown.count()).toBe(0);
-    await page.keyboard.press("End");
-    expect(await shown.textContent()).toBe("todos✔ Read the code · ▶ Write the tests");
+    const session = oneCallSession({ id: "t1", name: "todo_write", input: { todos } }, "ok");
+    expect(await factAtFirstAndLast(session, "todos")).toEqual({
+      first: 0,
+      last: "todos✔ Read the code · ▶ Write the tests",
+    });
   });
 
   it("shows the skills loaded as they stood at each request", async () => {
-    const at = "2026-11-28T09:00:01.000Z";
-    const lines = [
-      {
-        type: "session",
-        version: 1,
-        id: "s1",
-        cwd: "/tmp/p",
-        model: "m",
-        provider: "anthropic",
-        startedAt: at,
-      },
-      { type: "message", at, message: { role: "user", content: "review" } },
-      {
-        type: "message",
-        at,
-        turn: 1,
-        stopReason: "tool_use",
-        message: {
-          role: "assistant",
-          content: [{ type: "tool_use", id: "s1", name: "skill", input: { name: "review" } }],
-        },
-      },
-      {
-        type: "message",
-        at,
-        turn: 1,
-        message: {
-          role: "user",
-          content: [
-            {
-              type: "tool_result",
-              tool_use_id: "s1",
-              content: "Skill review, from /tmp/p/.claude/skills/review/SKILL.md.\nRead it.",
-            },
-          ],
-        },
-      },
-      {
-        type: "message",
-        at,
-        turn: 2,
-        stopReason: "end_turn",
-        message: { role: "assistant", content: [{ type: "text", text: "Reviewed." }] },
-      },
-    ];
-    const session = `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`;
-    const page = await open(`file://${await exported(session)}`);
-    const shown = page.locator("#step-info .fact[data-fact=skills]");
-    await page.keyboard.press("Home");
-    expect(await shown.count()).toBe(0);
-    await page.keyboard.press("End");
-    expect(await shown.textContent()).toBe("skillsreview");
+    const session = oneCallSession(
+      { id: "s1", name: "skill", input: { name: "review" } },
+      "Skill review, from /tmp/p/.claude/skills/review/SKILL.md.\nRead it.",
+    );
+    expect(await factAtFirstAndLast(session, "skills")).toEqual({
+      first: 0,
+      last: "skillsreview",
+    });
   });
 
   it("shows a context_too_long stop like any other", async () => {
