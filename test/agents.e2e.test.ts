@@ -19,9 +19,9 @@ import {
   type Sandbox,
   startFakeModel,
 } from "./support/cli-harness.js";
-import { validEvent } from "./support/event-schemas.js";
 import { type FakeTurn, reply, text, toolUse } from "./support/fake-anthropic-server.js";
 import { processesIn } from "./support/processes.js";
+import { validEvent } from "./support/schemas.js";
 
 const WITH_AGENT = ["--tools", "bash,read,write,edit,agent"];
 const STATUS =

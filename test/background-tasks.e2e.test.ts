@@ -5,8 +5,7 @@
 
 import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { Ajv } from "ajv";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { eventually, pgrep, uniqueSleep } from "./support/bash-harness.js";
 import {
@@ -17,14 +16,8 @@ import {
   startFakeModel,
 } from "./support/cli-harness.js";
 import { type FakeTurn, reply, text, toolUse } from "./support/fake-anthropic-server.js";
+import { validEvent, validResult } from "./support/schemas.js";
 import { openRepl } from "./support/terminal.js";
-
-const schema = (name: string) =>
-  JSON.parse(readFileSync(resolve(import.meta.dirname, "../schemas", name), "utf8"));
-const ajv = new Ajv({ allErrors: true, strict: false });
-ajv.addSchema(schema("result.schema.json"), "result.schema.json");
-const validResult = ajv.compile({ $ref: "result.schema.json" });
-const validEvent = ajv.compile(schema("stream-event.schema.json"));
 
 const YOLO = ["--permission-mode", "yolo"];
 type Event = { type: string; [key: string]: unknown };

@@ -2,9 +2,6 @@
 // real APIs' error bodies: the task completes, every command's output reaches the model whole,
 // and a compacted session resumes into a conversation the server accepts.
 
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
-import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
 import {
   type FakeModel,
@@ -16,12 +13,7 @@ import {
   startFakeModel,
 } from "./support/cli-harness.js";
 import { type FakeTurn, reply, text, toolUse } from "./support/fake-anthropic-server.js";
-
-const schema = (name: string) =>
-  JSON.parse(readFileSync(resolve(import.meta.dirname, "../schemas", name), "utf8"));
-const ajv = new Ajv({ allErrors: true, strict: false });
-ajv.addSchema(schema("result.schema.json"), "result.schema.json");
-const validEvent = ajv.compile(schema("stream-event.schema.json"));
+import { validEvent } from "./support/schemas.js";
 
 const SUMMARY_REQUEST = "[agentloop] The conversation has grown too long";
 

@@ -1,19 +1,10 @@
 // The headless contract: json and stream-json outputs checked against the JSON schemas in
 // schemas/, and the exit code and subtype for every way a run can end.
 
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
-import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeModel, freshSandbox, runCli, startFakeModel } from "./support/cli-harness.js";
 import { type FakeTurn, reply, text, toolUse } from "./support/fake-anthropic-server.js";
-
-const schema = (name: string) =>
-  JSON.parse(readFileSync(resolve(import.meta.dirname, "../schemas", name), "utf8"));
-const ajv = new Ajv({ allErrors: true, strict: false });
-ajv.addSchema(schema("result.schema.json"), "result.schema.json");
-const validResult = ajv.compile({ $ref: "result.schema.json" });
-const validEvent = ajv.compile(schema("stream-event.schema.json"));
+import { validEvent, validResult } from "./support/schemas.js";
 
 function expectValid(validate: typeof validResult, value: unknown) {
   const ok = validate(value);

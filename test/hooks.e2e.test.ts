@@ -16,7 +16,7 @@ import {
   startFakeModel,
 } from "./support/cli-harness.js";
 import { type FakeTurn, reply, text, toolUse } from "./support/fake-anthropic-server.js";
-import { validStreamEvent } from "./support/schemas.js";
+import { validEvent } from "./support/schemas.js";
 import { openRepl, openTerminal } from "./support/terminal.js";
 
 type Event = { type: string; [key: string]: unknown };
@@ -121,7 +121,7 @@ describe("hooks", () => {
         },
       ]);
       for (const event of events.filter((event) => event.type !== "result")) {
-        expect(validStreamEvent(event), JSON.stringify(event)).toBe(true);
+        expect(validEvent(event), JSON.stringify(event)).toBe(true);
       }
     });
 

@@ -2,9 +2,6 @@
 // result and its errors, the todos event and the JSON result, the reminder, and the list kept
 // across a compaction and --continue.
 
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
-import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Message, resultText, type ToolResultBlock } from "../src/core/messages.js";
 import {
@@ -16,14 +13,8 @@ import {
   startFakeModel,
 } from "./support/cli-harness.js";
 import { type FakeTurn, reply, text, toolUse } from "./support/fake-anthropic-server.js";
+import { validEvent, validResult } from "./support/schemas.js";
 import { openRepl } from "./support/terminal.js";
-
-const schema = (name: string) =>
-  JSON.parse(readFileSync(resolve(import.meta.dirname, "../schemas", name), "utf8"));
-const ajv = new Ajv({ allErrors: true, strict: false });
-ajv.addSchema(schema("result.schema.json"), "result.schema.json");
-const validResult = ajv.compile({ $ref: "result.schema.json" });
-const validEvent = ajv.compile(schema("stream-event.schema.json"));
 
 // No permission mode: todo_write changes no file, so it runs without asking in every mode.
 const WITH_TODOS = ["--tools", "bash,read,write,edit,todo_write"];

@@ -10,4 +10,6 @@ const ajv = new Ajv({ allErrors: true, strict: false });
 ajv.addSchema(schema("result.schema.json"), "result.schema.json");
 
 /** One line of --output-format stream-json before the result line. */
-export const validStreamEvent = ajv.compile(schema("stream-event.schema.json"));
+export const validEvent = ajv.compile(schema("stream-event.schema.json"));
+/** The result object of --output-format json (and the last stream-json line). */
+export const validResult = ajv.compile({ $ref: "result.schema.json" });
