@@ -1,6 +1,6 @@
 // Keeps the architecture from decaying: every import in src/ must go to a part in the same
-// layer or a lower one (docs/architecture.md draws them), and no file may reach itself through
-// its imports. Run by `npm test`; prints each problem and exits 1 when there is one.
+// layer or a lower one (docs/architecture.md draws them), no file may reach itself through
+// its imports, and no two parts may import each other, even through others of their layer. Run by `npm test`; prints each problem and exits 1 when there is one.
 
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
@@ -13,7 +13,9 @@ export const LAYERS = [
   ["providers", "permissions", "planning", "background"],
   ["compaction", "mcp", "skills", "hooks"],
   ["loop"],
-  ["session", "agents"],
+  ["session"],
+  ["agents"],
+  ["assembly"],
   ["terminal", "viewer"],
   ["command-line"],
   ["repl", "batch"],
@@ -86,6 +88,35 @@ export function problemsIn(graph: Map<string, string[]>): string[] {
     state.set(file, "done");
   };
   for (const file of graph.keys()) if (!state.has(file)) visit(file);
+  problems.push(...partCircles(graph));
+  return problems;
+}
+
+/** Circles between parts (folders): a part that reaches itself through other parts' files. */
+function partCircles(graph: Map<string, string[]>): string[] {
+  const parts = new Map<string, Set<string>>();
+  for (const [file, targets] of graph) {
+    const from = partOf(file);
+    const reached = parts.get(from) ?? new Set<string>();
+    for (const target of targets) if (partOf(target) !== from) reached.add(partOf(target));
+    parts.set(from, reached);
+  }
+  const problems: string[] = [];
+  const state = new Map<string, "open" | "done">();
+  const path: string[] = [];
+  const visit = (part: string) => {
+    state.set(part, "open");
+    path.push(part);
+    for (const target of [...(parts.get(part) ?? [])].sort()) {
+      if (state.get(target) === "open") {
+        const circle = [...path.slice(path.indexOf(target)), target];
+        problems.push(`parts import each other: ${circle.join(" -> ")}`);
+      } else if (!state.has(target)) visit(target);
+    }
+    path.pop();
+    state.set(part, "done");
+  };
+  for (const part of [...parts.keys()].sort()) if (!state.has(part)) visit(part);
   return problems;
 }
 

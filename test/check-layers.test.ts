@@ -38,4 +38,13 @@ describe("the layering check", () => {
     const graph = new Map([[file("gadgets/x.ts"), []]]);
     expect(problemsIn(graph)).toEqual(['gadgets/x.ts: its part "gadgets" is in no layer']);
   });
+
+  it("names two parts that import each other, though each import stays in its layer", () => {
+    const graph = new Map([
+      [file("repl/repl.ts"), [file("batch/pool.ts")]],
+      [file("batch/pool.ts"), [file("repl/status.ts")]],
+      [file("repl/status.ts"), []],
+    ]);
+    expect(problemsIn(graph)).toEqual(["parts import each other: batch -> repl -> batch"]);
+  });
 });
