@@ -10,11 +10,10 @@ import {
   USAGE,
 } from "./command-line/config.js";
 import { runOneShot } from "./command-line/one-shot.js";
-import { startSession } from "./command-line/setup.js";
+import { type SessionControls, startSession } from "./command-line/setup.js";
 import { ConfigError } from "./core/errors.js";
 import { EXIT, isConfigurationError } from "./core/exit-codes.js";
 import { sessionLines } from "./repl/session-list.js";
-import type { AgentSession } from "./session/agent-session.js";
 import { listSessions, sessionsDirectory } from "./session/session-file.js";
 import { ignoredNotice, invocationOf } from "./skills/invocation.js";
 import { createProgress } from "./terminal/progress.js";
@@ -79,29 +78,32 @@ async function run(options: RunOptions): Promise<number> {
   if (rendersMarkdown) void loadMarkdownRenderer();
   const where = { cwd: options.cwd, sessionsDirectory: sessionsDirectory() };
   // The REPL (and readline) is loaded only for an interactive session.
-  let skillCommands: string[] = [];
+  let moreCommands: string[] = [];
   const terminal = interactive
     ? (await import("./repl/terminal.js")).openReplTerminal({
         ...where,
-        skillCommands: () => skillCommands,
+        moreCommands: () => moreCommands,
       })
     : undefined;
   // One live line per terminal; a permission question holds it until it is answered.
-  let session: AgentSession | undefined;
+  let controls: SessionControls | undefined;
   const progress = createProgress({
     output: process.stdout,
     enabled: terminal !== undefined && process.stdout.isTTY === true,
     color: !!process.stdout.isTTY,
-    runningTasks: () => session?.tasks?.running().length ?? 0,
+    runningTasks: () => controls?.tasks.running().length ?? 0,
   });
   const started = await startSession(options, {
     readline: terminal?.readline,
     holdProgress: progress.hold,
   });
-  const { sessionPath, notices, controls } = started;
-  session = started.session;
+  const { session, sessionPath, notices } = started;
+  controls = started.controls;
   for (const notice of notices) process.stderr.write(`agentloop: ${notice}\n`);
-  skillCommands = controls.skills.skills.map((skill) => `/${skill.name}`);
+  moreCommands = [
+    ...session.parts.flatMap((part) => part.commands ?? []).map((command) => command.name),
+    ...controls.skills.skills.map((skill) => `/${skill.name}`),
+  ];
 
   if (terminal) {
     const color = !!process.stdout.isTTY;
@@ -115,6 +117,7 @@ async function run(options: RunOptions): Promise<number> {
   if (invocation?.skill.model) await controls.switchModel(invocation.skill.model);
   return runOneShot({
     session,
+    controls,
     prompt: invocation?.prompt ?? (prompt as string),
     outputFormat: options.outputFormat,
     stdout: process.stdout,

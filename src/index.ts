@@ -1,9 +1,17 @@
 // The library API: the same loop, tools, providers and safety pieces the CLI uses.
 
-export { type AgentToolOptions, type ChildTools, createAgentTool } from "./agents/agent-tool.js";
+export { type AgentToolOptions, createAgentTool } from "./agents/agent-tool.js";
 export { createSubagentChannel, type SubagentChannel } from "./agents/channel.js";
 export { type AgentDefinition, parseDefinition } from "./agents/definition.js";
 export { findAgents } from "./agents/discovery.js";
+export {
+  type AssembledSession,
+  assembleSession,
+  type SessionControls,
+} from "./assembly/assemble.js";
+export { type PartContext, type PartEntry, SESSION_PARTS } from "./assembly/parts.js";
+export type { SessionIO } from "./assembly/session-io.js";
+export type { SessionOptions } from "./assembly/session-options.js";
 export { createTaskStopTool } from "./background/task-stop.js";
 export { type BackgroundTasks, createBackgroundTasks } from "./background/tasks.js";
 export { type BatchSummary, type PoolOptions, runPool } from "./batch/pool.js";
@@ -25,11 +33,23 @@ export type {
   LoopEvent,
   LoopStop,
   LoopStopReason,
+  PartEvent,
   SubagentEvent,
   TransitionReason,
 } from "./core/events.js";
 export * from "./core/messages.js";
 export type { Notice, NoticeSource } from "./core/notices.js";
+export type {
+  ChildTools,
+  HistoryStart,
+  PartCommand,
+  PartHost,
+  PromptNote,
+  SessionPart,
+  SideEvents,
+  StopCheck,
+  ToolOffer,
+} from "./core/part.js";
 export type { TodoItem, TodoStatus } from "./core/todo-item.js";
 export { type HookDefinition, type HookEventName, loadHooks } from "./hooks/config.js";
 export { type HookSetup, type PreparedHooks, prepareHooks } from "./hooks/prepare.js";

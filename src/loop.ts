@@ -6,10 +6,9 @@
 // limits, reminders, notices, compaction and the Stop hooks.
 
 import type { Compaction, CompactionRequest } from "./compaction/compaction.js";
-import { ProviderError } from "./core/errors.js";
 import type { LoopEvent, LoopStop } from "./core/events.js";
 import { type Limit, repeatedCallLimit, warnAboutRepeats } from "./core/limits.js";
-import type { LoopState } from "./core/loop-state.js";
+import type { LoopState, TurnEnd } from "./core/loop-state.js";
 import {
   inputTokensOf,
   type ToolResultBlock,
@@ -19,8 +18,10 @@ import {
   type UserMessage,
 } from "./core/messages.js";
 import { type NoticeSource, withNotices } from "./core/notices.js";
+import type { StopCheck } from "./core/part.js";
 import { addReminders, type Reminder } from "./core/reminders.js";
-import type { ModelReply, Provider } from "./providers/provider.js";
+import { afterTextReply } from "./core/text-reply.js";
+import type { Provider } from "./providers/provider.js";
 import { interruptedResult, type Toolbox, truncatedCallResult } from "./tools/toolbox.js";
 
 export { createLoopState, type LoopState } from "./core/loop-state.js";
@@ -33,29 +34,20 @@ export interface LoopOptions {
   /** Aborting it interrupts the turn: the request stops, running tools are killed. */
   signal?: AbortSignal;
   /** Checked before every request (cost budget, repeated calls); the first hit stops the loop. */
-  limits?: Limit[];
+  limits?: readonly Limit[];
   /** Keeps the history inside the context window (src/compaction/); without it, none is made. */
   compaction?: Compaction;
   /** Notes for the model added to a turn's tool results (the todo list's reminder). */
-  reminders?: Reminder[];
+  reminders?: readonly Reminder[];
   /** What ended beside the loop (background tasks), told to the model after a turn's results. */
   notices?: NoticeSource;
-  /**
-   * Asked when the answer is done, before the loop stops (the Stop hooks, src/hooks/): a
-   * message to go on with, a sentence to stop with, or null to stop as it would.
-   */
-  beforeStop?: (
-    answer: string,
-    signal: AbortSignal,
-  ) => Promise<{ goOn: string } | { detail: string } | null>;
+  /** Asked when the answer is done, before the loop stops (a part's, such as the Stop hooks). */
+  beforeStop?: StopCheck;
 }
 
 export const defaultLimits: Limit[] = [repeatedCallLimit];
-const MAX_TOKENS_RECOVERIES = 3;
 const CONTINUE_PROMPT =
   "Your reply was cut off by the output token limit. Continue exactly where it stopped.";
-
-type TurnEnd = { continue: true } | Omit<LoopStop, "type" | "finalText">;
 
 /** Runs turns until the model stops asking for tools or something stops the loop. */
 export async function* agentLoop(
@@ -88,13 +80,14 @@ export async function* agentLoop(
     try {
       end = yield* runOneTurn(state, options);
     } catch (error) {
-      const retry =
-        options.compaction && isTooLong(error) && state.transitionReason !== "compact_retry";
-      end = retry ? yield* compactAndRetry(state, error, options) : failure(error, options.signal);
+      // The API said "too long": compact harder and send a smaller request, once.
+      const parts = requestParts(options);
+      const retried = compaction ? yield* compaction.retryTooLong(state, error, parts) : null;
+      end = retried ?? failure(error, options.signal);
     }
     const reply = state.messages[replyIndex];
     if (reply?.role === "assistant") answer = (continuingAnswer ? answer : "") + textOf(reply);
-    // Stop hooks (s04): the user's scripts may send the model back to work.
+    // The step before stopping: a part (the Stop hooks, s04) may send the model back to work.
     if (!("continue" in end)) end = yield* beforeStopping(state, end, answer, options);
     if (!("continue" in end)) return yield* stop(state, end, answer);
     yield { type: "turn_end", turn: state.turnCount, transitionReason: state.transitionReason };
@@ -187,37 +180,6 @@ export async function* executeToolCalls(
   return results;
 }
 
-/** The reply holds no tool call: decide from the stop reason whether the answer is done. */
-function afterTextReply(state: LoopState, reply: ModelReply): TurnEnd {
-  switch (reply.stopReason) {
-    case "end_turn":
-    case "stop_sequence":
-    case "tool_use":
-      return { reason: "end_turn", detail: "The model finished its answer." };
-    case "pause_turn":
-      state.transitionReason = "pause_turn";
-      return { continue: true };
-    case "max_tokens":
-      if (state.maxTokensRecoveries === MAX_TOKENS_RECOVERIES) {
-        const detail = `The answer is incomplete: it was cut off by the output token limit ${MAX_TOKENS_RECOVERIES + 1} times.`;
-        return { reason: "max_tokens", detail };
-      }
-      state.maxTokensRecoveries += 1;
-      state.transitionReason = "max_tokens_recovery";
-      return { continue: true };
-    case "refusal":
-      return {
-        reason: "refusal",
-        detail: "The model declined to continue (stop reason: refusal).",
-      };
-    case "unknown":
-      return {
-        reason: "unknown_stop_reason",
-        detail: `The model stopped for a reason agentloop does not know (${reply.rawStopReason}); stopping to be safe.`,
-      };
-  }
-}
-
 /** A finished answer, shown to `beforeStop`: the loop stops, or goes on with its message. */
 async function* beforeStopping(
   state: LoopState,
@@ -236,23 +198,6 @@ async function* beforeStopping(
   yield { type: "continuation", turn: state.turnCount, message };
   state.transitionReason = "stop_hook";
   return { continue: true };
-}
-
-/** The API refused the request as too long: compact harder and send a smaller one, once. */
-async function* compactAndRetry(
-  state: LoopState,
-  error: ProviderError,
-  options: LoopOptions,
-): AsyncGenerator<LoopEvent, TurnEnd> {
-  const compaction = options.compaction as Compaction;
-  const stopped = yield* compaction.afterTooLong(state, error, requestParts(options));
-  if (stopped) return stopped;
-  state.transitionReason = "compact_retry";
-  return { continue: true };
-}
-
-function isTooLong(error: unknown): error is ProviderError {
-  return error instanceof ProviderError && error.kind === "context_too_long";
 }
 
 function requestParts(options: LoopOptions): CompactionRequest {

@@ -161,13 +161,10 @@ describe("the person's answer to a plan", () => {
 describe("the mode switch", () => {
   it("changes only once the new mode is ready, and says so once per change", async () => {
     const heard: string[] = [];
-    const modes = createModeSwitch(
-      "ask",
-      async (mode) => {
-        if (mode === "read-only") throw new Error("no sandbox");
-      },
-      (mode, previous) => heard.push(`${previous}->${mode}`),
-    );
+    const modes = createModeSwitch("ask", async (mode) => {
+      if (mode === "read-only") throw new Error("no sandbox");
+    });
+    modes.onChange((mode, previous) => heard.push(`${previous}->${mode}`));
     await modes.change("plan");
     await modes.change("plan");
     await expect(modes.change("read-only")).rejects.toThrow("no sandbox");

@@ -2,7 +2,8 @@
 // Tab offers.
 
 import { describe, expect, it } from "vitest";
-import { COMMANDS, completeInput, parseInput } from "../src/repl/commands.js";
+import { createBackgroundPart } from "../src/background/part.js";
+import { COMMANDS, commandsOf, completeInput, parseInput } from "../src/repl/commands.js";
 
 const sessionIds = () => [
   "2026-03-02T10-00-00-000-abc123",
@@ -60,8 +61,10 @@ describe("reading a line at the REPL", () => {
 });
 
 describe("the command table", () => {
-  it("has every command of the REPL, each with one line of help", () => {
-    expect(COMMANDS.map((command) => command.name)).toEqual([
+  it("has every command of the REPL and its parts', each with one line of help", () => {
+    const tasks = createBackgroundPart({ outputDirectory: "/nonexistent", offerStop: true });
+    const commands = commandsOf([tasks]);
+    expect(commands.map((command) => command.name)).toEqual([
       "/help",
       "/agents",
       "/clear",
@@ -78,7 +81,7 @@ describe("the command table", () => {
       "/tasks",
       "/exit",
     ]);
-    for (const command of COMMANDS) {
+    for (const command of commands) {
       expect(command.help).toMatch(/^[a-z][^\n]*[^.]$/);
       expect(command.name).toMatch(/^\/[a-z]+$/);
     }
@@ -87,47 +90,47 @@ describe("the command table", () => {
 
 describe("Tab at the REPL", () => {
   it("offers the commands that start with what was typed", () => {
-    expect(completeInput("/c", { sessionIds, skillCommands: () => [] })).toEqual([
+    expect(completeInput("/c", { sessionIds, moreCommands: () => [] })).toEqual([
       ["/clear", "/compact", "/cost"],
       "/c",
     ]);
-    expect(completeInput("/pe", { sessionIds, skillCommands: () => [] })).toEqual([
+    expect(completeInput("/pe", { sessionIds, moreCommands: () => [] })).toEqual([
       ["/permissions"],
       "/pe",
     ]);
   });
 
   it("offers every command after a lone slash", () => {
-    const [candidates] = completeInput("/", { sessionIds, skillCommands: () => [] });
+    const [candidates] = completeInput("/", { sessionIds, moreCommands: () => [] });
     expect(candidates).toEqual(COMMANDS.map((command) => command.name));
   });
 
   it("offers nothing for a prompt or an unknown command", () => {
-    expect(completeInput("fix the", { sessionIds, skillCommands: () => [] })).toEqual([
+    expect(completeInput("fix the", { sessionIds, moreCommands: () => [] })).toEqual([
       [],
       "fix the",
     ]);
-    expect(completeInput("/zz", { sessionIds, skillCommands: () => [] })).toEqual([[], "/zz"]);
+    expect(completeInput("/zz", { sessionIds, moreCommands: () => [] })).toEqual([[], "/zz"]);
   });
 
   it("offers this directory's session ids after /resume", () => {
-    expect(completeInput("/resume 2026-03", { sessionIds, skillCommands: () => [] })).toEqual([
+    expect(completeInput("/resume 2026-03", { sessionIds, moreCommands: () => [] })).toEqual([
       ["2026-03-02T10-00-00-000-abc123", "2026-03-01T09-00-00-000-def456"],
       "2026-03",
     ]);
-    expect(completeInput("/resume ", { sessionIds, skillCommands: () => [] })[0]).toHaveLength(3);
+    expect(completeInput("/resume ", { sessionIds, moreCommands: () => [] })[0]).toHaveLength(3);
   });
 
   it("offers the skills and custom commands beside the built-in ones", () => {
     const skillCommands = () => ["/review", "/release-notes"];
-    expect(completeInput("/re", { sessionIds, skillCommands })).toEqual([
+    expect(completeInput("/re", { sessionIds, moreCommands: skillCommands })).toEqual([
       ["/resume", "/review", "/release-notes"],
       "/re",
     ]);
   });
 
   it("offers nothing for the argument of a command without candidates", () => {
-    expect(completeInput("/compact the", { sessionIds, skillCommands: () => [] })).toEqual([
+    expect(completeInput("/compact the", { sessionIds, moreCommands: () => [] })).toEqual([
       [],
       "the",
     ]);

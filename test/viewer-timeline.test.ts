@@ -143,13 +143,13 @@ describe("the viewer's timeline", () => {
       reply(1, "started"),
       taskLine({ type: "task_stopped", task: { ...task, status: "killed" }, by: "session_end" }),
     );
-    expect(items.filter((item) => item.kind === "task")).toEqual([
+    expect(items.filter((item) => item.kind === "marker")).toEqual([
       {
-        kind: "task",
+        kind: "marker",
         line: 'Background task started: bg_1 (bash "npm run dev") is running; output in /o',
       },
       {
-        kind: "task",
+        kind: "marker",
         line: 'Background task stopped (the session ended): bg_1 (bash "npm run dev") was stopped',
       },
     ]);

@@ -8,13 +8,14 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { inputTokensOf } from "../core/messages.js";
+import type { ChildTools } from "../core/part.js";
 import type { LoopOptions } from "../loop.js";
 import { bounded, DEFAULT_MAX_RESULT_CHARS } from "../mcp/tool-result.js";
 import type { PermissionMode } from "../permissions/policy.js";
 import type { Provider } from "../providers/provider.js";
 import { openSessionWriter, SESSION_FORMAT_VERSION } from "../session/session-file.js";
 import { failure, type Tool } from "../tools/tool.js";
-import { createToolbox, type PermissionCheck, type ToolCallHooks } from "../tools/toolbox.js";
+import { createToolbox } from "../tools/toolbox.js";
 import type { SubagentChannel } from "./channel.js";
 import { runChild } from "./child-run.js";
 import { type AgentDefinition, childMode } from "./definition.js";
@@ -26,11 +27,6 @@ export const AGENT_TOOL = "agent";
 export const MAX_CONCURRENT_AGENTS = 4;
 /** Tools that change nothing whatever their input: a child with only these is read-only. */
 const READ_ONLY_TOOLS = new Set(["read"]);
-/**
- * Tools a child never gets from the session: the todo list, which is the parent's plan, and
- * the agent tool, which a child has only below the deepest level allowed (a new one).
- */
-const NEVER_FOR_CHILDREN = new Set([AGENT_TOOL, "todo_write"]);
 
 export type AgentInput = {
   description: string;
@@ -38,15 +34,7 @@ export type AgentInput = {
   subagent_type?: string;
 };
 
-/** A child's tools under its mode: made for it, with the check its calls go through. */
-export interface ChildTools {
-  tools: readonly Tool[];
-  checkPermission: PermissionCheck;
-  /** The user's hooks around each call, as the session's calls have them. */
-  hooks?: ToolCallHooks;
-  /** Ends what the child's tools started; called when the child's run is over. */
-  dispose(): Promise<void>;
-}
+export type { ChildTools } from "../core/part.js";
 
 export interface AgentToolOptions {
   agents: readonly AgentDefinition[];
@@ -213,10 +201,7 @@ function offered(tools: readonly Tool[], agent: AgentDefinition): Tool[] {
   const named = agent.tools ? new Set(agent.tools) : null;
   const disallowed = new Set(agent.disallowedTools);
   return tools.filter(
-    (tool) =>
-      !NEVER_FOR_CHILDREN.has(tool.name) &&
-      !disallowed.has(tool.name) &&
-      (named === null || named.has(tool.name)),
+    (tool) => !disallowed.has(tool.name) && (named === null || named.has(tool.name)),
   );
 }
 

@@ -28,7 +28,7 @@ export interface SubagentChannel {
    * Set by the session the children report to: the limits every child shares with it (its
    * cost budget), and where a child's transcript is written (<session dir>/agents/).
    */
-  parent: { limits: Limit[]; transcriptDirectory: () => string } | null;
+  parent: { limits: readonly Limit[]; transcriptDirectory: () => string } | null;
 }
 
 export function createSubagentChannel(): SubagentChannel {

@@ -22,7 +22,7 @@ export interface ChildRunOptions {
   prompt: string;
   maxTurns: number;
   signal: AbortSignal;
-  limits: Limit[];
+  limits: readonly Limit[];
   /** The SubagentStop hooks: asked when the child's answer is done, as Stop is for the session. */
   beforeStop?: LoopOptions["beforeStop"];
   writer: SessionWriter;

@@ -3,48 +3,20 @@
 
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import type { SessionOptions } from "../assembly/session-options.js";
 import { ConfigError } from "../core/errors.js";
-import {
-  EFFORTS,
-  type Effort,
-  settingOf,
-  THINKING_MODES,
-  type ThinkingMode,
-} from "../providers/thinking-options.js";
+import { EFFORTS, settingOf, THINKING_MODES } from "../providers/thinking-options.js";
 
 export type OutputFormat = "text" | "json" | "stream-json";
 const OUTPUT_FORMATS: OutputFormat[] = ["text", "json", "stream-json"];
 
-export interface RunOptions {
+export interface RunOptions extends SessionOptions {
   command: "run";
   /** The prompt from the command line; with -p and none, it comes from stdin. */
   prompt: string | undefined;
   /** Run one task and exit (a prompt or -p was given) rather than start the REPL. */
   oneShot: boolean;
-  cwd: string;
-  model: string | undefined;
-  provider: string | undefined;
-  baseURL: string | undefined;
-  /** --api: which of OpenAI's protocols to speak, checked when the provider is chosen. */
-  api: string | undefined;
-  maxTurns: number;
-  maxCost: number | undefined;
-  /** --effort: how hard the model thinks, where it takes a level (else the settings' or its own). */
-  effort: Effort | undefined;
-  /** --thinking adaptive|off (else the settings' or the model's own default). */
-  thinking: ThinkingMode | undefined;
-  /** --context-window: the model's window in tokens, when agentloop's table has it wrong. */
-  contextWindow: number | undefined;
-  /** False with --no-auto-compact: compact only on /compact or when the API says "too long". */
-  autoCompact: boolean;
-  /** --tools: the tools the model gets (default: all of them, or the settings' "tools"). */
-  tools: string[] | undefined;
-  /** --mcp-config FILE (any number): MCP servers added to those of .mcp.json and the settings. */
-  mcpConfigFiles: string[];
   outputFormat: OutputFormat;
-  resume: { latest: true } | { id: string } | undefined;
-  permissionMode: string | undefined;
-  allowNetwork: boolean;
 }
 
 export interface ViewOptions {

@@ -1,7 +1,8 @@
 // One-shot mode: run one task to completion, print the answer (or a JSON result), and exit
 // with a code that says how it went. SIGINT and SIGTERM end the run cleanly with 130.
 
-import { type BackgroundTaskEvent, type LoopStop, requestUsage } from "../core/events.js";
+import type { SessionControls } from "../assembly/assemble.js";
+import { type LoopEvent, type LoopStop, requestUsage } from "../core/events.js";
 import { exitCodeFor } from "../core/exit-codes.js";
 import { toolUses } from "../core/messages.js";
 import type { AgentSession } from "../session/agent-session.js";
@@ -12,6 +13,8 @@ import { buildResult } from "./headless.js";
 
 export interface OneShotOptions {
   session: AgentSession;
+  /** The todo list and the background tasks, for the progress line and the JSON result. */
+  controls: Pick<SessionControls, "todos" | "tasks">;
   prompt: string;
   outputFormat: OutputFormat;
   stdout: Output & { isTTY?: boolean };
@@ -43,14 +46,14 @@ export async function runOneShot(options: OneShotOptions): Promise<number> {
     enabled: outputFormat === "text" && !!stderr.isTTY,
     color: !!stderr.isTTY,
     streamText: !!stdout.isTTY,
-    runningTasks: () => session.tasks?.running().length ?? 0,
+    runningTasks: () => options.controls.tasks.running().length,
   });
 
   let numTurns = 0;
   let stop: LoopStop | undefined;
   // The answer's text as it streamed: a reply that asked for tools was not the answer.
   let streamed = "";
-  let stopped: BackgroundTaskEvent[] = [];
+  let stopped: LoopEvent[] = [];
   try {
     const run = session.runPrompt(options.prompt, controller.signal);
     while (true) {
@@ -75,11 +78,12 @@ export async function runOneShot(options: OneShotOptions): Promise<number> {
     process.off("SIGINT", interrupt);
     process.off("SIGTERM", interrupt);
     // The answer is in: whatever still runs in the background ends with the run.
-    stopped = await session.endTasks();
+    stopped = await session.endWork();
     await session.close();
   }
   for (const event of stopped) {
     if (outputFormat === "stream-json") stdout.write(`${JSON.stringify(event)}\n`);
+    if (event.type !== "task_stopped") continue;
     const { task_id, command } = event.task;
     stderr.write(
       `agentloop: background task ${task_id} (bash ${JSON.stringify(command)}) was still running when the run ended: it and everything it started were stopped.\n`,
@@ -99,8 +103,8 @@ export async function runOneShot(options: OneShotOptions): Promise<number> {
       costUsd: session.cost(),
       sessionId: session.id,
       durationMs: performance.now() - started,
-      todos: session.todos(),
-      backgroundTasks: session.tasks?.list() ?? [],
+      todos: [...options.controls.todos()],
+      backgroundTasks: options.controls.tasks.list(),
     });
     stdout.write(`${JSON.stringify(result)}\n`);
   }

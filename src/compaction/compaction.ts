@@ -2,10 +2,10 @@
 // results, summarise when clearing is not enough, and recover when the API still says the
 // request is too long. The loop calls it before every request and after a "too long" answer.
 
-import type { ProviderError } from "../core/errors.js";
+import { ProviderError } from "../core/errors.js";
 import type { CompactionEvent, CompactionTrigger, LoopEvent } from "../core/events.js";
 import type { LimitHit } from "../core/limits.js";
-import type { LoopState } from "../core/loop-state.js";
+import type { LoopState, TurnEnd } from "../core/loop-state.js";
 import { type Message, textOf } from "../core/messages.js";
 import { count } from "../core/wording.js";
 import type { ModelReply, Provider, ToolDefinition } from "../providers/provider.js";
@@ -33,12 +33,16 @@ export interface Compaction {
     state: LoopState,
     request: CompactionRequest,
   ): AsyncGenerator<LoopEvent, LimitHit | null>;
-  /** The API said the request was too long: learns the window and sends less next time. */
-  afterTooLong(
+  /**
+   * A request failed: when the API said it was too long, and the last turn was not already such
+   * a retry, learns the window, compacts harder and says to send again (transition
+   * compact_retry); null for any other failure, which is the loop's to report.
+   */
+  retryTooLong(
     state: LoopState,
-    error: ProviderError,
+    error: unknown,
     request: CompactionRequest,
-  ): AsyncGenerator<LoopEvent, LimitHit | null>;
+  ): AsyncGenerator<LoopEvent, TurnEnd | null>;
   /** Summarises now, whatever the size (the user's /compact). */
   summarizeNow(
     state: LoopState,
@@ -252,11 +256,16 @@ export function createCompaction(settings: CompactionSettings): Compaction {
       return yield* compact(state, request, "auto", false);
     },
 
-    async *afterTooLong(state, error, request) {
+    async *retryTooLong(state, error, request) {
+      const tooLong = error instanceof ProviderError && error.kind === "context_too_long";
+      if (!tooLong || state.transitionReason === "compact_retry") return null;
       const sent = size(request, state.messages);
       // The window the API named; without one, a little less than what it just refused.
       contextWindow = error.contextWindow ?? Math.min(contextWindow, Math.floor(sent * 0.9));
-      return yield* compact(state, request, "too_long", true);
+      const stopped = yield* compact(state, request, "too_long", true);
+      if (stopped) return stopped;
+      state.transitionReason = "compact_retry";
+      return { continue: true };
     },
 
     summarizeNow: (state, request, focus) => summarize(state, request, "manual", focus),

@@ -65,7 +65,25 @@ export type LoopEvent =
   | CompactionEvent
   | SubagentEvent
   | HookRunEvent
+  | PartEvent
   | LoopStop;
+
+/**
+ * An event of a part's own (src/core/part.ts): what happened, in one line a person reads, and
+ * its details for programs. The session file keeps it, stream-json prints it, and the terminal
+ * and the viewer show its line, so a new part needs no new case in any of them.
+ */
+export interface PartEvent {
+  type: "part";
+  /** The part's name, as in its SessionPart. */
+  part: string;
+  /** What happened, in the part's words: "checkpoint", "goal_check". */
+  name: string;
+  /** One line for a person. */
+  line: string;
+  /** Details for programs. */
+  data?: Record<string, unknown>;
+}
 
 /** A background task (s11) started, was told to the model as ended, or was stopped. */
 export type BackgroundTaskEvent =

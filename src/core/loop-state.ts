@@ -1,7 +1,7 @@
 // What the loop carries from one turn to the next. It lives below the loop so that the steps
 // the loop calls (limits, compaction) can read it without importing the loop itself.
 
-import type { TransitionReason } from "./events.js";
+import type { LoopStop, TransitionReason } from "./events.js";
 import type { Message } from "./messages.js";
 
 export interface LoopState {
@@ -27,3 +27,6 @@ export function createLoopState(messages: Message[] = []): LoopState {
     lastRequestSize: null,
   };
 }
+
+/** How a turn ended: the loop goes on, or stops for this reason. */
+export type TurnEnd = { continue: true } | Omit<LoopStop, "type" | "finalText">;

@@ -1,8 +1,8 @@
 // The Provider seam: one wire protocol per file in src/providers/. A provider turns a
 // request into a stream of events and, when the stream ends, the complete assistant reply.
 
-import type { AssistantMessage, Message, StopReason, Usage } from "../core/messages.js";
-import type { ToolDefinition } from "../core/tool-definition.js";
+import type { AssistantMessage, Message, StopReason, Usage } from "./messages.js";
+import type { ToolDefinition } from "./tool-definition.js";
 
 export type { ToolDefinition };
 

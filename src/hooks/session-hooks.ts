@@ -4,16 +4,14 @@
 // loop asks `stopCheck` through its `beforeStop` seam.
 
 import type { CompactionTrigger, HookRunEvent } from "../core/events.js";
+import type { HistoryStart, StopCheck } from "../core/part.js";
 import type { HookRunner } from "./runner.js";
 
 /** Blocks in a row after which a Stop hook is no longer obeyed: the next one ends the run. */
 export const MAX_STOP_BLOCKS = 8;
 
-export type SessionStartSource = "startup" | "resume" | "clear" | "compact";
-
-/** What the loop does when its answer is done: go on with a message, or stop (saying why). */
-export type StopAnswer = { goOn: string } | { detail: string } | null;
-export type StopCheck = (answer: string, signal: AbortSignal) => Promise<StopAnswer>;
+/** What started a history, SessionStart's `source`. */
+export type SessionStartSource = HistoryStart;
 
 export interface SessionHooks {
   takeRuns(): HookRunEvent[];

@@ -12,23 +12,28 @@ export interface ModeSwitch {
    * (its sandbox does not start): the error's message says why.
    */
   change(mode: PermissionMode): Promise<void>;
+  /** Calls `listener` after each change, in the order the listeners were added. */
+  onChange(listener: (mode: PermissionMode, previous: PermissionMode) => void): void;
 }
 
-/** `prepare` makes ready what a mode needs before it is used; `changed` hears each change. */
+/** `prepare` makes ready what a mode needs before it is used. */
 export function createModeSwitch(
   initial: PermissionMode,
   prepare: (mode: PermissionMode) => Promise<void>,
-  changed: (mode: PermissionMode, previous: PermissionMode) => void = () => {},
 ): ModeSwitch {
   let mode = initial;
+  const listeners: ((mode: PermissionMode, previous: PermissionMode) => void)[] = [];
   return {
+    onChange(listener) {
+      listeners.push(listener);
+    },
     current: () => mode,
     async change(next) {
       if (next === mode) return;
       await prepare(next);
       const previous = mode;
       mode = next;
-      changed(next, previous);
+      for (const listener of listeners) listener(next, previous);
     },
   };
 }

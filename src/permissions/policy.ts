@@ -9,6 +9,7 @@
 import { homedir, tmpdir } from "node:os";
 import { ConfigError } from "../core/errors.js";
 import type { ToolUseBlock } from "../core/messages.js";
+import { PERMISSION_MODES, type PermissionMode } from "../core/permission-mode.js";
 import { resolveToolPath } from "../core/tool-path.js";
 import { initShellParser, isShellParserReady } from "../shell/parse.js";
 import type { Tool } from "../tools/tool.js";
@@ -17,9 +18,7 @@ import { classifyCommand, type Decision, isReadOnlyScript } from "./classify.js"
 import { judgeFileAccess } from "./file-access.js";
 import { type PermissionRules, rememberAllowRules, ruleForTool, toolRule } from "./rules.js";
 
-// "plan" is Claude Code's name for the mode (code.claude.com/docs/en/permission-modes).
-export const PERMISSION_MODES = ["ask", "auto", "read-only", "yolo", "plan"] as const;
-export type PermissionMode = (typeof PERMISSION_MODES)[number];
+export { PERMISSION_MODES, type PermissionMode } from "../core/permission-mode.js";
 
 /** `ask` where a person can answer (the REPL), `auto` for one-shot runs. */
 export function defaultPermissionMode(options: { interactive: boolean }): PermissionMode {

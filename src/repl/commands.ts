@@ -5,6 +5,7 @@
 import { agentLines } from "../agents/agent-list.js";
 import type { SessionControls } from "../command-line/setup.js";
 import type { LoopEvent } from "../core/events.js";
+import type { SessionPart } from "../core/part.js";
 import { projectSettingsPath, userSettingsPath } from "../core/settings.js";
 import { plural } from "../core/wording.js";
 import { hooksReport } from "../hooks/list.js";
@@ -12,7 +13,6 @@ import type { PermissionMode } from "../permissions/policy.js";
 import type { AgentSession } from "../session/agent-session.js";
 import { listSessions, sessionIds } from "../session/session-file.js";
 import { invocationUsage } from "../skills/invocation.js";
-import { describeTask } from "../terminal/task-line.js";
 import { sessionLines } from "./session-list.js";
 import { skillLines } from "./skill-list.js";
 import { costReport } from "./status.js";
@@ -22,6 +22,8 @@ export interface CommandContext {
   readonly controls: SessionControls;
   readonly cwd: string;
   readonly sessionsDirectory: string;
+  /** Every command of this session: the REPL's own and its parts'. */
+  readonly commands: readonly Command[];
   /** The current session's file; /clear and /resume change it. */
   sessionPath: string;
   /** Prints text and ends the line. */
@@ -46,8 +48,8 @@ export interface Command {
 export interface CompletionSources {
   /** The ids of this directory's sessions, newest first. */
   sessionIds(): string[];
-  /** The skills and custom commands, as `/name`. */
-  skillCommands(): string[];
+  /** The commands of the session's parts, then its skills and custom commands, as `/name`. */
+  moreCommands(): string[];
 }
 
 /** Words that end the REPL as /exit does. */
@@ -76,7 +78,7 @@ export const COMMANDS: Command[] = [
     run(_argument, context) {
       const skills = context.controls.skills.skills;
       const rows = [
-        ...COMMANDS.map((command) => [usage(command), command.help]),
+        ...context.commands.map((command) => [usage(command), command.help]),
         ...skills.map((skill) => [invocationUsage(skill), `(${skill.kind}) ${skill.description}`]),
       ];
       const width = Math.max(...rows.map(([name = ""]) => name.length)) + 2;
@@ -248,21 +250,6 @@ export const COMMANDS: Command[] = [
     },
   },
   {
-    name: "/tasks",
-    argument: "",
-    help: "list the background tasks of this session and where their output goes",
-    run(_argument, context) {
-      const tasks = context.session.tasks?.list() ?? [];
-      if (tasks.length === 0) {
-        context.print("No background tasks. The model starts one with bash's run_in_background.");
-        return;
-      }
-      const running = tasks.filter((task) => task.status === "running").length;
-      const lines = tasks.map((task) => `  ${describeTask(task)}`);
-      context.print([`${plural(running, "task")} running:`, ...lines].join("\n"));
-    },
-  },
-  {
     name: "/exit",
     argument: "",
     help: "end the session (so do exit, quit and Ctrl-D)",
@@ -278,14 +265,29 @@ export type ParsedInput =
 
 const COMMAND_WORD = /^\/[A-Za-z][\w-]*$/;
 
-export function parseInput(text: string): ParsedInput {
+/** The REPL's commands and those the session's parts add, before /exit, which stays last. */
+export function commandsOf(parts: readonly SessionPart[]): Command[] {
+  const added = parts
+    .flatMap((part) => part.commands ?? [])
+    .map(
+      (command): Command => ({
+        ...command,
+        async run(argument, context) {
+          context.print(await command.run(argument));
+        },
+      }),
+    );
+  return [...COMMANDS.slice(0, -1), ...added, ...COMMANDS.slice(-1)];
+}
+
+export function parseInput(text: string, commands: readonly Command[] = COMMANDS): ParsedInput {
   const trimmed = text.trim();
   if (trimmed === "") return { kind: "empty" };
   if (EXIT_WORDS.has(trimmed))
     return { kind: "command", command: commandNamed("/exit"), argument: "" };
   const [word = ""] = trimmed.split(/\s/, 1);
   if (!COMMAND_WORD.test(word)) return { kind: "prompt", text: trimmed };
-  const command = COMMANDS.find((candidate) => candidate.name === word);
+  const command = commands.find((candidate) => candidate.name === word);
   if (!command) {
     return { kind: "unknown", name: word, hint: `Unknown command ${word}; /help lists them.` };
   }
@@ -297,7 +299,7 @@ export function completeInput(line: string, sources: CompletionSources): [string
   if (!line.startsWith("/")) return [[], line];
   const space = line.search(/\s/);
   if (space === -1) {
-    const names = [...COMMANDS.map((command) => command.name), ...sources.skillCommands()];
+    const names = [...COMMANDS.map((command) => command.name), ...sources.moreCommands()];
     return [[...new Set(names)].filter((name) => name.startsWith(line)), line];
   }
   const command = COMMANDS.find((candidate) => candidate.name === line.slice(0, space));

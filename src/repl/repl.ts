@@ -3,6 +3,7 @@
 // Ctrl-C clears the line being typed or cancels the running turn; a second Ctrl-C right after
 // exits.
 
+import { describeTask } from "../background/task-line.js";
 import type { SessionControls } from "../command-line/setup.js";
 import { requestUsage } from "../core/events.js";
 import { EXIT } from "../core/exit-codes.js";
@@ -13,8 +14,7 @@ import type { Progress } from "../terminal/progress.js";
 import { createPromptInput } from "../terminal/prompt-input.js";
 import { questionsAsked } from "../terminal/question.js";
 import { createRenderer } from "../terminal/render.js";
-import { describeTask } from "../terminal/task-line.js";
-import { type Command, type CommandContext, parseInput } from "./commands.js";
+import { type Command, type CommandContext, commandsOf, parseInput } from "./commands.js";
 import { answerSummary, startLine } from "./status.js";
 import type { ReplTerminal } from "./terminal.js";
 
@@ -64,7 +64,7 @@ export function runRepl(options: ReplOptions): Promise<number> {
       running?.abort();
       progress.stop();
       process.off("SIGINT", onInterrupt);
-      stopListening?.();
+      stopListening();
       input.close();
       readline.close();
       await session.close();
@@ -74,6 +74,7 @@ export function runRepl(options: ReplOptions): Promise<number> {
 
     const context: CommandContext = {
       session,
+      commands: commandsOf(session.parts),
       controls: options.controls,
       cwd: options.cwd,
       sessionsDirectory: options.sessionsDirectory,
@@ -144,7 +145,7 @@ export function runRepl(options: ReplOptions): Promise<number> {
     }
 
     async function handle(text: string) {
-      const parsed = parseInput(text);
+      const parsed = parseInput(text, context.commands);
       // Recalling "exit" is never what the up arrow is wanted for.
       if (
         parsed.kind !== "empty" &&
@@ -194,7 +195,7 @@ export function runRepl(options: ReplOptions): Promise<number> {
     }
 
     // A task that ends while the model is idle is told with the next prompt; a person sees it now.
-    const stopListening = session.tasks?.onEnd((task) => {
+    const stopListening = options.controls.tasks.onEnd((task) => {
       if (running || finished) return;
       output.write(
         `\n${dim(`◆ background task ${describeTask(task)}; the model is told with your next prompt`)}\n`,

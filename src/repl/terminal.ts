@@ -22,7 +22,7 @@ export function openReplTerminal(where: {
   cwd: string;
   sessionsDirectory: string;
   /** The skills and custom commands, as `/name`: known once the session has started. */
-  skillCommands: () => string[];
+  moreCommands: () => string[];
 }): ReplTerminal {
   const history = openInputHistory(historyPath());
   const ids = () => sessionIds(where.sessionsDirectory, where.cwd);
@@ -33,7 +33,7 @@ export function openReplTerminal(where: {
     history: history.entries,
     historySize: HISTORY_SIZE,
     completer: (line: string) =>
-      completeInput(line, { sessionIds: ids, skillCommands: where.skillCommands }),
+      completeInput(line, { sessionIds: ids, moreCommands: where.moreCommands }),
   });
   return { readline, input: process.stdin, output: process.stdout, history };
 }

@@ -20,6 +20,7 @@ import type {
   HookRunEvent,
   LoopEvent,
   LoopStopReason,
+  PartEvent,
   TransitionReason,
 } from "../core/events.js";
 import { type Message, type StopReason, textOf, type Usage } from "../core/messages.js";
@@ -69,7 +70,9 @@ export type SessionEntry =
   /** A background task started, was told to the model as ended, or was stopped (s11). */
   | (BackgroundTaskEvent & { at: string })
   /** One of the user's hooks ran (src/hooks/). */
-  | (HookRunEvent & { at: string });
+  | (HookRunEvent & { at: string })
+  /** A part's own event (src/core/part.ts). */
+  | (PartEvent & { at: string });
 
 export function sessionsDirectory(env: NodeJS.ProcessEnv = process.env): string {
   return join(stateDirectory(env), "sessions");
@@ -138,6 +141,7 @@ export function openSessionWriter(
         case "task_notification":
         case "task_stopped":
         case "hook":
+        case "part":
           append({ ...event, at: at() });
           return;
         case "subagent":
@@ -247,6 +251,7 @@ function shapeProblem(value: unknown, lineNumber: number): string | null {
     case "task_notification":
     case "task_stopped":
     case "subagent":
+    case "part":
       return null;
     case "compaction":
       return compactionProblem(record);

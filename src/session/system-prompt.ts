@@ -10,8 +10,8 @@ export interface SessionFacts extends EnvironmentFacts {
   env?: NodeJS.ProcessEnv;
   /** The instructions, when already read (to tell the user what was not imported). */
   instructions?: string;
-  /** The skills' catalog (skills/catalog.ts), or null when there is no skill to load. */
-  skillCatalog?: string | null;
+  /** The parts' sections (src/core/part.ts: the skills' catalog, ...), after agentloop's own lines. */
+  sections?: readonly (string | null)[];
 }
 
 /** The facts of a session for which nothing was said: a plain session in `ask` mode. */
@@ -24,7 +24,8 @@ export function buildSystemPrompt(cwd: string, facts: SessionFacts = PLAIN): str
     "Commands run without a terminal and cannot read input, so pass everything as arguments.",
     "When the task is done, reply with a short summary of what you did.",
   ].join("\n");
-  return [base, facts.skillCatalog, sessionContext(cwd, facts)].filter(Boolean).join("\n\n");
+  const sections = facts.sections ?? [];
+  return [base, ...sections, sessionContext(cwd, facts)].filter(Boolean).join("\n\n");
 }
 
 /** The environment section and the project's instructions: what every agent of the session shares. */

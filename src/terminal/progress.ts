@@ -179,6 +179,7 @@ function next(phase: Phase, event: LoopEvent, at: number, streamText: boolean): 
     case "task_stopped":
     case "subagent":
     case "hook":
+    case "part":
       return phase;
     case "assistant_message":
     case "tool_results":

@@ -2,11 +2,11 @@
 // when colour is on), each tool call as it starts, a short preview of its result, retries and
 // why the loop stopped.
 
+import { describeTask } from "../background/task-line.js";
 import type { CompactionEvent, HookRunEvent, LoopEvent } from "../core/events.js";
 import { resultText, type ToolUseBlock } from "../core/messages.js";
 import { count, plural } from "../core/wording.js";
 import type { MarkdownStream } from "./markdown.js";
-import { describeTask } from "./task-line.js";
 import { todoLines } from "./todo-lines.js";
 
 export interface Output {
@@ -135,6 +135,10 @@ export function createRenderer(options: RendererOptions): (event: LoopEvent) => 
       case "compaction":
         endLine();
         options.progress.write(dim(`⟳ ${describeCompaction(event)}\n`));
+        return;
+      case "part":
+        endLine();
+        options.progress.write(dim(`◆ ${event.line}\n`));
         return;
       // The model is told now; a person sees the same line.
       case "task_notification":

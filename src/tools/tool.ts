@@ -1,50 +1,10 @@
 // The Tool seam: a tool is a name, a description, a JSON schema for its input and a function.
 // A new tool is one new file in src/tools/ that exports one of these.
 
-import type { ImageBlock } from "../core/messages.js";
-import type { JsonSchemaObject } from "../core/tool-definition.js";
+import type { ToolOutput } from "../core/tool.js";
 
-export type { JsonSchemaObject };
-
-export interface FileAccess {
-  path: string;
-  change: boolean;
-}
-
-export interface ToolContext {
-  /** Aborted when the user interrupts the turn: stop work, clean up, return what you have. */
-  signal: AbortSignal;
-  /** The id of the call being run, for work it reports on under that call (a subagent's). */
-  toolUseId?: string;
-}
-
-export interface ToolOutput {
-  content: string;
-  /** Pictures the model is shown after the text (the `read` of a PNG, an MCP screenshot). */
-  images?: ImageBlock[];
-  isError: boolean;
-}
-
-export interface Tool<Input = Record<string, unknown>> {
-  name: string;
-  description: string;
-  inputSchema: JsonSchemaObject;
-  /** Runs one call. Failures the model should see are returned with `isError`, not thrown. */
-  run(input: Input, context: ToolContext): Promise<ToolOutput>;
-  /** True when this call cannot change anything, so it may run at the same time as others. */
-  isReadOnly?(input: Input): boolean;
-  /**
-   * True when a call only starts other calls, each checked on its own (the agent tool's child
-   * loop): it needs no approval of its own, though deny and ask rules naming it still hold.
-   */
-  delegates?: boolean;
-  /** The files this call reads or changes, as the model wrote them, for the permission check. */
-  files?(input: Input): FileAccess[];
-  /** What a person asked to approve this call should see first (the diff of an edit). */
-  preview?(input: Input): Promise<string>;
-  /** Ends whatever the tool left running (background processes) when the session ends. */
-  dispose?(): Promise<void>;
-}
+export type { FileAccess, Tool, ToolContext, ToolOutput } from "../core/tool.js";
+export type { JsonSchemaObject } from "../core/tool-definition.js";
 
 export const success = (content: string): ToolOutput => ({ content, isError: false });
 export const failure = (content: string): ToolOutput => ({ content, isError: true });

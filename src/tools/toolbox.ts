@@ -3,8 +3,10 @@
 // error results the model can read; nothing here throws at the loop.
 
 import type { ToolResultBlock, ToolResultContent, ToolUseBlock } from "../core/messages.js";
+import type { PermissionHint, Tool, ToolCallHooks, ToolOutput } from "../core/tool.js";
 import type { ToolDefinition } from "../core/tool-definition.js";
-import type { Tool, ToolOutput } from "./tool.js";
+
+export type { BeforeCall, PermissionHint, ToolCallHooks } from "../core/tool.js";
 
 /**
  * Decides whether a call may run. A denial carries the sentence the model will read. `hint` is
@@ -16,27 +18,6 @@ export type PermissionCheck = (
   tool: Tool,
   hint?: PermissionHint,
 ) => Promise<{ allowed: true } | { allowed: false; reason: string }>;
-
-export interface PermissionHint {
-  decision: "allow" | "ask";
-  reason?: string;
-}
-
-/** The user's scripts around each call (src/hooks/): before its permission check, after it ran. */
-export interface ToolCallHooks {
-  /** A block refuses the call with its reason; otherwise the input may change. */
-  beforeCall(call: ToolUseBlock, signal: AbortSignal): Promise<BeforeCall>;
-  /** The result the model reads, with what the hooks add to it. */
-  afterCall(
-    call: ToolUseBlock,
-    result: ToolResultBlock,
-    signal: AbortSignal,
-  ): Promise<ToolResultBlock>;
-}
-
-export type BeforeCall =
-  | { block: string }
-  | { input?: Record<string, unknown>; permission?: PermissionHint };
 
 export interface Toolbox {
   definitions: ToolDefinition[];

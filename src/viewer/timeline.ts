@@ -4,6 +4,7 @@
 // message so far, as compaction left them (see contexts.ts). A summary compaction is a request
 // too, and gets a step of its own. Each step also shows the reply and the tool results it led to.
 
+import { describeTask } from "../background/task-line.js";
 import type {
   BackgroundTaskEvent,
   CompactionTrigger,
@@ -21,7 +22,6 @@ import type {
   SessionProblem,
 } from "../session/session-file.js";
 import { skillsInHistory } from "../skills/skills-in-history.js";
-import { describeTask } from "../terminal/task-line.js";
 import { ContextReplay } from "./contexts.js";
 import { isKnownBlock } from "./known-block.js";
 import type { SubagentRun } from "./subagent-runs.js";
@@ -33,7 +33,8 @@ export type ConversationItem =
   | { kind: "stop"; reason: LoopStopReason; detail: string }
   | { kind: "repair"; description: string }
   /** A background task started, ended (its notice went to the model) or was stopped. */
-  | { kind: "task"; line: string }
+  /** A line beside the step it happened in: a background task, a part's event. */
+  | { kind: "marker"; line: string }
   /** One of the user's hooks ran, shown where it ran: at its tool call, its prompt, its stop. */
   | ({ kind: "hook" } & Omit<HookRunEvent, "type">);
 
@@ -163,7 +164,10 @@ class TimelineBuilder {
       case "task_notification":
       case "task_stopped":
         // Beside the step it happened in; a notice's text is in the message that carries it.
-        this.items.push({ kind: "task", line: taskLine(entry) });
+        this.items.push({ kind: "marker", line: taskLine(entry) });
+        return;
+      case "part":
+        this.items.push({ kind: "marker", line: entry.line });
         return;
       case "hook": {
         const { type: _type, at: _at, ...run } = entry;

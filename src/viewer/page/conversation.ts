@@ -53,7 +53,7 @@ export function renderConversationItem(
       return element("div", { className: "item marker" }, [
         `Transcript repaired: ${item.description}`,
       ]);
-    case "task":
+    case "marker":
       return element("div", { className: "item marker" }, [item.line]);
     case "hook":
       return renderHookRun(item);

@@ -1,0 +1,157 @@
+// The tools every session is built on, s01's bash and s02's file tools, under the permission
+// mode: the sandbox each mode runs commands in (proven when the mode is first used), the mode
+// switch plan mode drives, the permission check, and a fresh set for each subagent.
+
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { ConfigError } from "../core/errors.js";
+import type { PermissionMode } from "../core/permission-mode.js";
+import type { Tool } from "../core/tool.js";
+import { createModeSwitch, type ModeSwitch } from "../permissions/mode-switch.js";
+import { isReadOnlyCommand, sandboxFor } from "../permissions/policy.js";
+import type { Sandbox, SandboxOptions } from "../sandbox/sandbox.js";
+import { checkSandbox, createSandbox } from "../sandbox/select.js";
+import { type BashOptions, createBashTool } from "../tools/bash.js";
+import { createEditTool } from "../tools/edit.js";
+import { createFileReads, type FileReads } from "../tools/file-reads.js";
+import { createReadTool } from "../tools/read.js";
+import type { ToolName } from "../tools/tool-set.js";
+import { createWriteTool } from "../tools/write.js";
+
+/** The built-in tools' names: bash (s01), read, write and edit (s02). */
+const BUILT_IN = ["bash", "read", "write", "edit"] as const;
+type BuiltInName = (typeof BUILT_IN)[number];
+
+export interface BuiltInSetup {
+  cwd: string;
+  mode: PermissionMode;
+  allowNetwork: boolean;
+  /** The tools chosen (--tools, the settings' "tools", or the default set). */
+  names: readonly ToolName[];
+  /** Where the scratch directory for sandboxed commands goes (agentloop's state directory). */
+  stateDirectory: string;
+  /** The mode may change while the session runs (a person can enter plan mode). */
+  switchable: boolean;
+  /** What bash is told of secrets: the API key's variable, and how to redact values. */
+  secretNames: string[];
+  redact: (text: string) => string;
+  /** bash's run_in_background starts a task here (src/background/); absent, bash has none. */
+  startBackground?: BashOptions["startBackground"];
+}
+
+export interface BuiltInTools {
+  /** The permission mode, which /plan and exit_plan_mode change. */
+  modes: ModeSwitch;
+  /** Resolves once the starting mode's sandbox is proven; rejects with a ConfigError if it fails. */
+  ready: Promise<void>;
+  /** The session's chosen built-in tools, in the order of TOOL_NAMES. */
+  tools: readonly Tool[];
+  /** A write tool for plan mode's plan file when `write` was not chosen; null when it was. */
+  planWrite: Tool | null;
+  /** The scratch directory sandboxed commands share, when a mode with a sandbox may be used. */
+  scratch: string | undefined;
+  /** A child's own bash, read, write and edit under `mode`, its sandbox proven first. */
+  childBuiltIns(mode: PermissionMode): Promise<Tool[]>;
+  dispose(): void;
+}
+
+/** Ready at once but for the sandbox's trial run, which `ready` waits for. */
+export function createBuiltInTools(setup: BuiltInSetup): BuiltInTools {
+  const { cwd, mode } = setup;
+  let scratch: string | undefined;
+  // Made when a mode with a sandbox may be used: at once, or when a subagent's mode first needs it.
+  const scratchDirectory = () => {
+    if (scratch) return scratch;
+    // Outside /tmp, which the sandbox replaces, so it is visible inside at the same path.
+    const scratchRoot = join(setup.stateDirectory, "scratch");
+    mkdirSync(scratchRoot, { recursive: true, mode: 0o700 });
+    scratch = mkdtempSync(join(scratchRoot, "run-"));
+    return scratch;
+  };
+  if (sandboxFor(mode) || setup.switchable) scratchDirectory();
+  // The sandboxes proven so far, writable or not; a mode is used only once its sandbox is here.
+  const sandboxes = new Map<boolean, Sandbox>();
+  const prepare = async (next: PermissionMode) => {
+    const shape = sandboxFor(next);
+    if (!shape || sandboxes.has(shape.writable)) return;
+    const sandbox: SandboxOptions = {
+      workspace: cwd,
+      writable: shape.writable,
+      allowNetwork: setup.allowNetwork,
+      tmpDir: scratchDirectory(),
+    };
+    const check = await checkSandbox(sandbox);
+    if (!check.ok) throw new ConfigError(check.reason);
+    sandboxes.set(shape.writable, createSandbox(sandbox));
+  };
+  const modes = createModeSwitch(mode, prepare);
+  const sandboxOf = (under: PermissionMode) => {
+    const shape = sandboxFor(under);
+    if (!shape) return null;
+    const sandbox = sandboxes.get(shape.writable);
+    // The mode changes only once its sandbox is proven: a command never runs outside it.
+    if (!sandbox) throw new Error(`The ${under} mode's sandbox was not started.`);
+    return sandbox;
+  };
+  const removeScratch = () => {
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  };
+  // Started at once, so that the sandbox's trial run overlaps the rest of start-up.
+  const ready = prepare(mode).catch((error) => {
+    removeScratch();
+    throw error;
+  });
+  const bashOptions: BashOptions = {
+    cwd,
+    secretNames: setup.secretNames,
+    redact: setup.redact,
+    // The sandbox of the mode the command runs in, read at each command.
+    wrap: (argv, context) => sandboxOf(modes.current())?.wrap(argv, context) ?? argv,
+    get endLeftovers() {
+      return sandboxOf(modes.current())?.endsLeftovers === false;
+    },
+    tempDir: scratch,
+    startBackground: setup.startBackground,
+  };
+  const make = (name: BuiltInName, bash: BashOptions, reads: FileReads): Tool => {
+    switch (name) {
+      case "bash": {
+        const tool = createBashTool(bash);
+        tool.isReadOnly = (input) => isReadOnlyCommand(input.command);
+        return tool as Tool;
+      }
+      case "read":
+        return createReadTool({ workspace: cwd, reads, redact: bash.redact }) as Tool;
+      case "write":
+        return createWriteTool({ workspace: cwd, reads }) as Tool;
+      case "edit":
+        return createEditTool({ workspace: cwd, reads }) as Tool;
+    }
+  };
+  const chosen = BUILT_IN.filter((name) => setup.names.includes(name));
+  const reads = createFileReads();
+  const tools = chosen.map((name) => make(name, bashOptions, reads));
+  return {
+    modes,
+    ready,
+    tools,
+    planWrite: chosen.includes("write") ? null : make("write", bashOptions, reads),
+    scratch,
+    // Each child gets tools of its own (its shell's directory, its reads), under its mode: the
+    // session's sandbox for that mode, proven once, and no background tasks of its own.
+    async childBuiltIns(under) {
+      await prepare(under);
+      const sandbox = sandboxOf(under);
+      const bash: BashOptions = {
+        ...bashOptions,
+        wrap: sandbox?.wrap,
+        endLeftovers: sandbox ? !sandbox.endsLeftovers : false,
+        tempDir: scratch,
+        startBackground: undefined,
+      };
+      const childReads = createFileReads();
+      return chosen.map((name) => make(name, bash, childReads));
+    },
+    dispose: removeScratch,
+  };
+}

@@ -1,0 +1,173 @@
+// A part written outside src/, as a library user writes one, joins a session through the one
+// seam (src/core/part.ts) and the list the session is assembled from: its tool is offered and
+// run, its note goes beside the prompt, its event reaches stream-json and the session file, and
+// its text is restated beside a compaction's summary. Real HTTP against the fake Anthropic server.
+
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { assembleSession } from "../src/assembly/assemble.js";
+import { type PartEntry, SESSION_PARTS } from "../src/assembly/parts.js";
+import type { SessionIO } from "../src/assembly/session-io.js";
+import type { SessionOptions } from "../src/assembly/session-options.js";
+import { runOneShot } from "../src/command-line/one-shot.js";
+import type { LoopEvent } from "../src/core/events.js";
+import type { SessionPart } from "../src/core/part.js";
+import type { Tool } from "../src/core/tool.js";
+import { freshSandbox, onlySession, startFakeModel } from "./support/cli-harness.js";
+import { reply, text, toolUse } from "./support/fake-anthropic-server.js";
+
+/** A part that stamps: a tool, a note beside each prompt, an event per stamp, a restated text. */
+function stampPart(): SessionPart {
+  const stamped: string[] = [];
+  let pending: LoopEvent[] = [];
+  const stamp: Tool = {
+    name: "stamp",
+    description: "Stamp a label.",
+    inputSchema: { type: "object", properties: { label: { type: "string" } }, required: ["label"] },
+    async run(input) {
+      stamped.push(String(input.label));
+      return { content: `stamped ${input.label}`, isError: false };
+    },
+  };
+  const tools = [stamp];
+  return {
+    name: "stamp",
+    tools: (offer) => (offer.forChild ? [] : tools),
+    promptNotes: () => [{ text: "[stamp] the stamp pad is inked" }],
+    eventsAfter(event) {
+      if (event.type === "tool_end" && event.call.name === "stamp") {
+        const label = stamped.at(-1) ?? "";
+        pending = [{ type: "part", part: "stamp", name: "stamped", line: `stamped ${label}` }];
+      }
+      const out = pending;
+      pending = [];
+      return out;
+    },
+    restated: () => (stamped.length > 0 ? `[stamp] stamped so far: ${stamped.join(", ")}` : null),
+  };
+}
+
+const entries: PartEntry[] = [...SESSION_PARTS, { name: "stamp", start: async () => stampPart() }];
+
+function sessionOptions(cwd: string): SessionOptions {
+  return {
+    cwd,
+    model: undefined,
+    provider: undefined,
+    baseURL: undefined,
+    api: undefined,
+    maxTurns: 10,
+    maxCost: undefined,
+    effort: undefined,
+    thinking: undefined,
+    contextWindow: undefined,
+    autoCompact: true,
+    tools: undefined,
+    mcpConfigFiles: [],
+    resume: undefined,
+    permissionMode: "yolo",
+    allowNetwork: false,
+  };
+}
+
+const headless: SessionIO = {
+  notice: () => undefined,
+  repaired: () => undefined,
+  progress: process.stderr,
+};
+
+function collect() {
+  let written = "";
+  return {
+    write(chunk: string) {
+      written += chunk;
+      return true;
+    },
+    text: () => written,
+  };
+}
+
+afterEach(() => vi.unstubAllEnvs());
+
+describe("a part added from outside src/", () => {
+  it("offers its tool, adds its note to the prompt, and its event reaches stream-json and the session file", async () => {
+    const model = await startFakeModel("anthropic");
+    try {
+      model.script([reply(toolUse("t1", "stamp", { label: "draft" })), reply(text("Stamped."))]);
+      const sandbox = freshSandbox();
+      for (const [name, value] of Object.entries({ ...sandbox.env, ...model.env() })) {
+        vi.stubEnv(name, value);
+      }
+      const { session, controls } = await assembleSession(
+        sessionOptions(sandbox.workspace),
+        headless,
+        entries,
+      );
+      const stdout = collect();
+      const code = await runOneShot({
+        session,
+        controls,
+        prompt: "stamp the draft",
+        outputFormat: "stream-json",
+        stdout,
+        stderr: collect(),
+      });
+
+      expect(code).toBe(0);
+      const first = JSON.parse(model.requests()[0]?.body ?? "{}");
+      expect(first.tools.map((tool: { name: string }) => tool.name)).toContain("stamp");
+      expect(JSON.stringify(first.messages[0].content)).toContain("[stamp] the stamp pad is inked");
+      const printed = stdout
+        .text()
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+      const stampEvent = { type: "part", part: "stamp", name: "stamped", line: "stamped draft" };
+      const toolEnd = printed.findIndex((event) => event.type === "tool_end");
+      expect(printed[toolEnd + 1]).toEqual(stampEvent);
+      expect(onlySession(sandbox).entries).toContainEqual(expect.objectContaining(stampEvent));
+    } finally {
+      await model.close();
+    }
+  }, 30_000);
+
+  it("has its text restated beside a compaction's summary", async () => {
+    const model = await startFakeModel("anthropic");
+    try {
+      model.script(
+        [
+          reply(toolUse("t1", "stamp", { label: "final" })),
+          reply(text("Stamped.")),
+          reply(text("Yes.")),
+        ],
+        {
+          intercept: ({ lastUserText }) =>
+            lastUserText.includes("[agentloop] The conversation")
+              ? reply(text("A label was stamped."))
+              : undefined,
+        },
+      );
+      const sandbox = freshSandbox();
+      for (const [name, value] of Object.entries({ ...sandbox.env, ...model.env() })) {
+        vi.stubEnv(name, value);
+      }
+      const { session } = await assembleSession(
+        sessionOptions(sandbox.workspace),
+        headless,
+        entries,
+      );
+      const signal = new AbortController().signal;
+      for await (const _ of session.runPrompt("stamp the final copy", signal));
+      const compacted = session.compact(undefined, signal);
+      let step = await compacted.next();
+      while (!step.done) step = await compacted.next();
+      expect(step.value).toBe("Compacted.");
+      for await (const _ of session.runPrompt("was it stamped?", signal));
+      await session.close();
+
+      const last = JSON.parse(model.requests().at(-1)?.body ?? "{}");
+      expect(JSON.stringify(last.messages[0])).toContain("[stamp] stamped so far: final");
+    } finally {
+      await model.close();
+    }
+  }, 30_000);
+});
