@@ -21,6 +21,7 @@ import {
   type PermissionRules,
   parsePermissionMode,
 } from "../permissions/policy.js";
+import { approveProjectSettings } from "../permissions/project-approval.js";
 import { createRedactor, secretValues } from "../permissions/secrets.js";
 import { createPlanMode } from "../planning/plan-mode.js";
 import { createTodoList } from "../planning/todo-list.js";
@@ -54,7 +55,7 @@ import { homeOf } from "../skills/places.js";
 import { readProjectMemory } from "../skills/project-memory.js";
 import type { SkillCatalog } from "../skills/skill.js";
 import { skillsInHistory } from "../skills/skills-in-history.js";
-import { terminalHooksAsk } from "../terminal/mcp-ask.js";
+import { terminalHooksAsk, terminalSettingsAsk } from "../terminal/mcp-ask.js";
 import type { RunOptions } from "./config.js";
 import { createSessionTools } from "./session-tools.js";
 
@@ -174,6 +175,12 @@ export async function startSession(
       "permission mode yolo: commands run without a sandbox and without asking. Deny rules still apply.",
     );
   }
+  await approveProjectSettings({
+    workspace: options.cwd,
+    env: userEnv,
+    ask: io.readline && mode === "ask" ? terminalSettingsAsk(io.readline) : undefined,
+    onNotice: (sentence) => notices.push(sentence),
+  });
   // Before the tools: a project's hooks may need a question answered, and the toolbox runs them.
   // The mode the hooks are told: the starting one, until the tools, which keep it, have started.
   let modeNow = () => mode;
