@@ -7,7 +7,6 @@ import { createSubagentChannel } from "../agents/channel.js";
 import { createBackgroundTasks } from "../background/tasks.js";
 import { createCompaction } from "../compaction/compaction.js";
 import { chooseCompaction, contextWindowOf } from "../compaction/settings.js";
-import { readDotenv } from "../core/dotenv.js";
 import { ConfigError } from "../core/errors.js";
 import type { Message } from "../core/messages.js";
 import { stateDirectory } from "../core/state-directory.js";
@@ -38,6 +37,7 @@ import {
   type ProviderHooks,
 } from "../providers/provider-options.js";
 import { chooseThinking } from "../providers/thinking-options.js";
+import { workspaceEnvironment } from "../providers/workspace-env.js";
 import { type AgentSession, createAgentSession } from "../session/agent-session.js";
 import { findSessionToResume } from "../session/resume.js";
 import {
@@ -107,8 +107,8 @@ export async function startSession(
   // The real environment wins over .env, which configures agentloop only and is never
   // passed on to the commands it runs. Where settings, approvals and sessions live comes from
   // the real environment alone: a repository's .env must not point agentloop at files it wrote.
-  const env = { ...readDotenv(join(options.cwd, ".env")), ...process.env };
   const userEnv = process.env;
+  const env = await workspaceEnvironment({ ...options, workspace: options.cwd, env: userEnv });
   const api = await chooseApi({ flag: options.api, workspace: options.cwd, env: userEnv });
   const resolved = resolveProvider({
     provider: options.provider,
