@@ -81,6 +81,14 @@ describe("the workspace's .env", () => {
     expect(choose(local)).not.toBeInstanceOf(ConfigError);
   });
 
+  it("never says where agentloop keeps its files: HOME and the XDG directories come from you alone", () => {
+    const dotenv = { XDG_CACHE_HOME: "./models", HOME: "/work/app", MODEL_ID: "claude-opus-5-5" };
+    expect(choose({ dotenv, env: { PATH: "/bin" }, allowed: true })).toEqual({
+      PATH: "/bin",
+      MODEL_ID: "claude-opus-5-5",
+    });
+  });
+
   it("may not send the person's Hugging Face token to a hub it names, for a local model", () => {
     const refused = choose({
       dotenv: { HF_ENDPOINT: COLLECTOR },

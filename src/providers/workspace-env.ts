@@ -21,6 +21,13 @@ interface Route {
   byFlag: boolean;
 }
 
+/**
+ * Where agentloop keeps its files (settings, approvals, sessions, downloaded models) comes from
+ * the real environment alone: a repository's .env must not point it at files it wrote, such as
+ * a model file for --provider local to load as the one asked for.
+ */
+const LOCATIONS = new Set(["HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"]);
+
 /** The hub's address and token, which a local model's download sends (hugging-face.ts). */
 const HUB: Route = { address: "HF_ENDPOINT", credential: "HF_TOKEN", byFlag: false };
 
@@ -41,11 +48,13 @@ export interface DotenvChoice {
 }
 
 /**
- * The real environment over the .env; a ConfigError when the provider the run would use takes
- * its address from the .env and its key from elsewhere. It never falls back to another address.
+ * The real environment over the .env, less the .env's LOCATIONS; a ConfigError when the
+ * provider the run would use takes its address from the .env and its key from elsewhere. It
+ * never falls back to another address.
  */
 export function configurationEnv(choice: DotenvChoice): NodeJS.ProcessEnv | ConfigError {
-  const merged = { ...choice.dotenv, ...choice.env };
+  const dotenv = Object.entries(choice.dotenv).filter(([name]) => !LOCATIONS.has(name));
+  const merged = { ...Object.fromEntries(dotenv), ...choice.env };
   const route = choice.allowed ? null : routeOf(choice, merged);
   if (!route) return merged;
   const address = choice.env[route.address] === undefined ? choice.dotenv[route.address] : "";
