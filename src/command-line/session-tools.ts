@@ -85,6 +85,7 @@ export interface ToolSetup {
     environment: () => string;
     /** The SubagentStop hooks' check for one child's run, when there are hooks. */
     stopCheck?: AgentToolOptions["stopCheck"];
+    listBudget?: AgentToolOptions["listBudget"];
   };
 }
 

@@ -221,6 +221,8 @@ export async function startSession(
     // The parent's prompt without its skills' catalog: the child has no skill tool.
     environment: () => buildSystemPrompt(options.cwd, promptFacts),
     stopCheck: userHooks.sessionHooks?.subagentStopCheck,
+    // The list of agents takes the skills' catalog's share of the window, known below.
+    listBudget: () => catalogShare,
   };
   // What the system prompt says of the session, once the tools are known; a child's says the same.
   let promptFacts: SessionFacts | undefined;
@@ -280,13 +282,14 @@ export async function startSession(
     const tokens = count(contextWindowOf(compaction.value, provider));
     notices.push(`local model ${provider.model} on ${provider.device}, context ${tokens} tokens.`);
   }
+  const catalogShare = catalogBudget(contextWindowOf(compaction.value, provider));
   const toolNames = toolbox.definitions.map((tool) => tool.name);
   // The catalog goes with the skill tool: without it (--tools bash), the model cannot load one.
   const skillCatalog = toolNames.includes("skill")
     ? catalogSection(skills.skills, {
         cwd: options.cwd,
         home: homeOf(userEnv),
-        budget: catalogBudget(contextWindowOf(compaction.value, provider)),
+        budget: catalogShare,
       })
     : null;
   promptFacts = {
