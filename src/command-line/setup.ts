@@ -55,6 +55,7 @@ import { readProjectMemory } from "../skills/project-memory.js";
 import type { SkillCatalog } from "../skills/skill.js";
 import { skillsInHistory } from "../skills/skills-in-history.js";
 import { terminalHooksAsk } from "../terminal/mcp-ask.js";
+import { writeWrapped } from "../terminal/wrap.js";
 import type { RunOptions } from "./config.js";
 import { createSessionTools } from "./session-tools.js";
 
@@ -149,11 +150,12 @@ export async function startSession(
   let writer = file.writer;
   const onRepair = (description: string) => {
     writer.recordRepair(description);
-    if (io.readline) process.stderr.write(`agentloop: repaired the history: ${description}\n`);
+    if (io.readline)
+      writeWrapped(process.stderr, `agentloop: repaired the history: ${description}`);
   };
   const onNotice = (sentence: string) => {
     const resume = io.holdProgress?.();
-    process.stderr.write(`agentloop: ${sentence}\n`);
+    writeWrapped(process.stderr, `agentloop: ${sentence}`);
     resume?.();
   };
   const hooks: ProviderHooks = { onRepair, onNotice };
