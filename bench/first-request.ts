@@ -22,28 +22,28 @@ export async function firstRequestFigures(): Promise<Figure[]> {
     // What the user typed and the JSON around it is the rest of the body.
     const fixedPart = bytes(first.body.system) + bytes(first.body.tools);
     return [
-      // About 800 tokens at ~4 bytes a token, with bash (and its run_in_background), the three
-      // file tools and the environment section: a fraction of what the task and the first tool
-      // results take, and paid again (from the cache, at a tenth of the price) on every turn.
-      // The target was 3 KB before the environment section and background tasks; the issue's
-      // own limit is the whole body's, 4 KB.
+      // About 1,050 tokens at ~4 bytes a token: bash (and its run_in_background), the three
+      // file tools, the agent tool with the two built-in agents, and the environment section; a
+      // fraction of what the task and the first tool results take, and paid again (from the
+      // cache, at a tenth of the price) on every turn. It was 3,345 B before the agent tool was
+      // offered by default (issue 46), which adds some 850 B; the target keeps 150 B of room.
       {
         name: "first request: system prompt + tool definitions",
         value: fixedPart,
         unit: "B",
-        target: 3_328,
+        target: 4_352,
       },
       {
         name: `first request: whole body (task "${TASK}")`,
         value: Number(first.headers["content-length"] ?? bytes(first.body)),
         unit: "B",
-        target: 4_096,
+        target: 4_608,
       },
       {
         name: "first request in a git repository with one skill: whole body",
         value: Number(withSkill.headers["content-length"] ?? bytes(withSkill.body)),
         unit: "B",
-        target: 4_096,
+        target: 5_120,
       },
     ];
   } finally {

@@ -18,6 +18,7 @@ import { listSessions, sessionsDirectory } from "./session/session-file.js";
 import { ignoredNotice, invocationOf } from "./skills/invocation.js";
 import { createProgress } from "./terminal/progress.js";
 import { loadMarkdownRenderer } from "./terminal/render.js";
+import { writeWrapped } from "./terminal/wrap.js";
 
 declare const AGENTLOOP_VERSION: string;
 const VERSION = typeof AGENTLOOP_VERSION === "string" ? AGENTLOOP_VERSION : "development";
@@ -99,7 +100,7 @@ async function run(options: RunOptions): Promise<number> {
   });
   const { session, sessionPath, notices } = started;
   controls = started.controls;
-  for (const notice of notices) process.stderr.write(`agentloop: ${notice}\n`);
+  for (const notice of notices) writeWrapped(process.stderr, `agentloop: ${notice}`);
   moreCommands = [
     ...session.parts.flatMap((part) => part.commands ?? []).map((command) => command.name),
     ...controls.skills.skills.map((skill) => `/${skill.name}`),
@@ -113,7 +114,7 @@ async function run(options: RunOptions): Promise<number> {
   // `-p "/review src/app.ts"`: a skill or custom command, expanded, on the model it names.
   const invocation = invocationOf(prompt as string, controls.skills, controls.loadedSkills);
   const ignored = invocation && ignoredNotice(invocation.skill);
-  if (ignored) process.stderr.write(`agentloop: ${ignored}\n`);
+  if (ignored) writeWrapped(process.stderr, `agentloop: ${ignored}`);
   if (invocation?.skill.model) await controls.switchModel(invocation.skill.model);
   return runOneShot({
     session,
@@ -143,7 +144,7 @@ function readStdin(): Promise<string> {
 function fail(error: unknown): number {
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof ConfigError || isConfigurationError(error as Error)) {
-    process.stderr.write(`agentloop: ${message}\n`);
+    writeWrapped(process.stderr, `agentloop: ${message}`);
     return EXIT.configError;
   }
   process.stderr.write(

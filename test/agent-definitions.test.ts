@@ -159,7 +159,7 @@ describe("finding the agents", () => {
     const { workspace, define, home } = tree();
     define(join(workspace, ".claude", "agents"), "near", "in the workspace");
     const lines = agentLines(workspace, { XDG_CONFIG_HOME: join(home, ".config"), HOME: home });
-    expect(lines[0]).toMatch(/^general: The session.s tools, for a piece of work/);
+    expect(lines[0]).toBe("general: Any task, with this session's tools; it may change files.");
     expect(lines[3]).toBe("    built-in · tools read, bash · 30 turns · mode read-only");
     expect(lines[4]).toBe("near: in the workspace");
     expect(lines[5]).toBe(

@@ -1,17 +1,18 @@
-// Subagents at the REPL, against the fake Anthropic server: /agents lists them, a child's
-// tool calls are shown indented under the agent call while it runs, and a child's permission
-// question names the agent that asks.
+// Subagents at the REPL, against the fake Anthropic server: /agents lists them (all of them,
+// however many the agent tool's description has room for), a child's tool calls are shown
+// indented under the agent call while it runs, and a child's permission question names the
+// agent that asks.
 
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { catalogBudget } from "../src/skills/catalog.js";
 import { type FakeModel, freshSandbox, startFakeModel } from "./support/cli-harness.js";
 import { reply, text, toolUse } from "./support/fake-anthropic-server.js";
 import { screenLines } from "./support/screen.js";
 import { openRepl } from "./support/terminal.js";
 
 const COLUMNS = 100;
-const WITH_AGENT = ["--tools", "bash,read,write,edit,agent"];
 const CHOICES = /\[y\]es, \[n\]o.*you may say why: /;
 
 describe("subagents at the REPL", () => {
@@ -32,16 +33,57 @@ describe("subagents at the REPL", () => {
     const terminal = await openRepl({
       env: { ...sandbox.env, ...model.env() },
       cwd: sandbox.workspace,
-      args: WITH_AGENT,
       columns: COLUMNS,
     });
     const screen = await terminal.enter("/agents", /reviewer: Reviews\./);
-    expect(screen).toMatch(/general: The session's tools/);
-    expect(screen).toMatch(/explore: Read-only: finds things/);
+    expect(screen).toMatch(/general: Any task, with this session's tools/);
+    expect(screen).toMatch(/explore: Read-only search/);
     expect(screen).toContain(
       ".claude/agents/reviewer.md · tools read · 30 turns · the session's mode",
     );
     expect(await terminal.exit()).toBe(0);
+  });
+
+  it("with 150 definitions keeps the agent tool's list within 1% of the window, naming each; /agents shows them whole", async () => {
+    const sandbox = freshSandbox();
+    const agents = join(sandbox.workspace, ".claude", "agents");
+    mkdirSync(agents, { recursive: true });
+    const names = Array.from({ length: 150 }, (_, index) => `specialist-${index}`);
+    // As long as a public collection's descriptions, each ending in words of its own.
+    const described = (name: string) =>
+      `Expert in its field. Use PROACTIVELY. ${"Examples: a request and how to handle it. ".repeat(5)}Ends ${name}.`;
+    for (const name of names) {
+      writeFileSync(
+        join(agents, `${name}.md`),
+        `---\nname: ${name}\ndescription: ${described(name)}\n---\nWork.`,
+      );
+    }
+    model.script([reply(text("Listed."))]);
+    const before = model.requestCount();
+    const terminal = await openRepl({
+      env: { ...sandbox.env, ...model.env() },
+      cwd: sandbox.workspace,
+      args: ["--context-window", "100000"],
+      columns: COLUMNS,
+    });
+    await terminal.enter("which agents are there?", /Listed\./);
+    const body = JSON.parse(model.requests()[before]?.body ?? "{}") as {
+      tools: { name: string; description: string }[];
+    };
+    const description = body.tools.find((tool) => tool.name === "agent")?.description ?? "";
+    const list = description.slice(description.indexOf("Agents (subagent_type):"));
+    expect(list.length).toBeLessThanOrEqual(catalogBudget(100_000));
+    for (const name of ["general", "explore", ...names]) expect(list).toContain(`- ${name}: `);
+    expect(list).not.toContain("Ends specialist-0.");
+
+    await terminal.enter("/agents", /Ends specialist-149\./);
+    const lines = (await screenLines(terminal.output(), COLUMNS)).join(" ");
+    for (const name of names) {
+      expect(lines).toContain(`${name}: Expert in its field.`);
+      expect(lines).toContain(`Ends ${name}.`);
+    }
+    expect(await terminal.exit()).toBe(0);
+    model.script([]);
   });
 
   it("shows the child's calls indented under the agent call, and its question names the agent", async () => {
@@ -55,7 +97,6 @@ describe("subagents at the REPL", () => {
     const terminal = await openRepl({
       env: { ...sandbox.env, ...model.env() },
       cwd: sandbox.workspace,
-      args: WITH_AGENT,
       columns: COLUMNS,
     });
     await terminal.press("make the file\r", CHOICES);

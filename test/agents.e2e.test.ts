@@ -23,7 +23,6 @@ import { type FakeTurn, reply, text, toolUse } from "./support/fake-anthropic-se
 import { processesIn } from "./support/processes.js";
 import { validEvent } from "./support/schemas.js";
 
-const WITH_AGENT = ["--tools", "bash,read,write,edit,agent"];
 const STATUS =
   /\[agent (\S+) ([0-9a-f]{4}): ([^;]+); (\d+) tool calls?, ([\d,]+) tokens, (<?\$\d+\.\d{3}|cost unknown)\]$/;
 
@@ -122,10 +121,10 @@ describe.each(["anthropic", "openai", "responses"] as const)(
       const sandbox = options.sandbox ?? freshSandbox();
       const before = model.requestCount();
       model.script(turns, options.intercept);
-      const result = await runCli(
-        ["--output-format", "stream-json", ...model.flags, ...WITH_AGENT, ...args],
-        { env: { ...sandbox.env, ...model.env() }, cwd: sandbox.workspace },
-      );
+      const result = await runCli(["--output-format", "stream-json", ...model.flags, ...args], {
+        env: { ...sandbox.env, ...model.env() },
+        cwd: sandbox.workspace,
+      });
       model.script([]);
       const events = result.stdout
         .trim()
@@ -151,6 +150,12 @@ describe.each(["anthropic", "openai", "responses"] as const)(
         transcript: string;
         event: Event;
       })[];
+
+    it("offers the agent tool in a default session's first request", async () => {
+      const { code, sent } = await run([reply(text("Hello."))], ["say hello"]);
+      expect(code).toBe(0);
+      expect(sent[0]?.tools).toEqual(["bash", "read", "write", "edit", "agent"]);
+    });
 
     it("starts the child with only its prompt and no agent tool, and returns its text and a status line", async () => {
       const { code, events, sent, sandbox, requests } = await run(
@@ -522,27 +527,24 @@ describe.each(["anthropic", "openai", "responses"] as const)(
       const sandbox = freshSandbox();
       model.script([reply(agentCall("call_i1", "Wait.")), reply(bash("call_i2", "sleep 30"))]);
       let killedAt = 0;
-      const run = runCli(
-        ["--output-format", "stream-json", ...model.flags, ...WITH_AGENT, "wait"],
-        {
-          env: { ...sandbox.env, ...model.env() },
-          cwd: sandbox.workspace,
-          onSpawn: (child) => {
-            let seen = "";
-            child.stdout?.on("data", (chunk: Buffer) => {
-              seen += chunk.toString();
-              if (
-                !killedAt &&
-                seen.includes('"parent_tool_use_id":"call_i1","agentType":"general"') &&
-                seen.includes("sleep 30")
-              ) {
-                killedAt = Date.now();
-                setTimeout(() => child.kill("SIGINT"), 300);
-              }
-            });
-          },
+      const run = runCli(["--output-format", "stream-json", ...model.flags, "wait"], {
+        env: { ...sandbox.env, ...model.env() },
+        cwd: sandbox.workspace,
+        onSpawn: (child) => {
+          let seen = "";
+          child.stdout?.on("data", (chunk: Buffer) => {
+            seen += chunk.toString();
+            if (
+              !killedAt &&
+              seen.includes('"parent_tool_use_id":"call_i1","agentType":"general"') &&
+              seen.includes("sleep 30")
+            ) {
+              killedAt = Date.now();
+              setTimeout(() => child.kill("SIGINT"), 300);
+            }
+          });
         },
-      );
+      });
       const { code, stdout } = await run;
       model.script([]);
       expect(killedAt).toBeGreaterThan(0);

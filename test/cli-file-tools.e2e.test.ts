@@ -63,7 +63,13 @@ describe("file tools through the CLI", () => {
     expect(run.stdout.trim()).toBe("Done.");
 
     const sent = bodies(model).slice(before);
-    expect(sent[0]?.tools?.map((tool) => tool.name)).toEqual(["bash", "read", "write", "edit"]);
+    expect(sent[0]?.tools?.map((tool) => tool.name)).toEqual([
+      "bash",
+      "read",
+      "write",
+      "edit",
+      "agent",
+    ]);
     expect(lastResults(sent[1] as Body)).toEqual([
       expect.objectContaining({
         content: '     1\tconsole.log("hello");\n     2\tconsole.log("bye");',
@@ -145,6 +151,7 @@ describe("file tools through the CLI", () => {
       "read",
       "write",
       "edit",
+      "agent",
     ]);
   });
 });

@@ -35,6 +35,8 @@ interface Body {
 const bodies = (model: FakeModel) =>
   model.requests().map((request) => JSON.parse(request.body) as Body);
 
+/** What a session offers by default, before any MCP server's tools. */
+const BUILT_IN_TOOLS = ["bash", "read", "write", "edit", "agent"];
 const toolNames = (body: Body | undefined) => body?.tools?.map((tool) => tool.name) ?? [];
 
 /** The tool results the last message of a request carries, by tool_use_id. */
@@ -106,11 +108,11 @@ describe("MCP servers in a one-shot run", () => {
     const sent = bodies(model).slice(before);
     expect(sent).toHaveLength(3);
     const names = toolNames(sent[0]);
-    expect(names.slice(0, 4)).toEqual(["bash", "read", "write", "edit"]);
+    expect(names.slice(0, 5)).toEqual(BUILT_IN_TOOLS);
     expect(names).toEqual(
       expect.arrayContaining(["mcp__test__echo", "mcp__test__add", "mcp__test__fail"]),
     );
-    expect(names.slice(4).every((name) => name.startsWith("mcp__test__"))).toBe(true);
+    expect(names.slice(5).every((name) => name.startsWith("mcp__test__"))).toBe(true);
     const echo = sent[0]?.tools?.find((tool) => tool.name === "mcp__test__echo");
     expect(echo).toMatchObject({
       description: "Returns the text it is given.",
@@ -213,7 +215,7 @@ describe("MCP servers in a one-shot run", () => {
     expect(mcpNotices(notAllowed.run.stderr)).toEqual([
       `agentloop: MCP server "test" from ${mcpJson} was not started: a server the project defines needs your approval; run agentloop at a terminal in permission mode ask to be asked, or add "enabledMcpjsonServers": ["test"] to ${settingsFile}.`,
     ]);
-    expect(notAllowed.tools).toEqual(["bash", "read", "write", "edit"]);
+    expect(notAllowed.tools).toEqual(BUILT_IN_TOOLS);
     expect(existsSync(started)).toBe(false);
 
     // The project's own settings cannot allow it.
@@ -231,7 +233,7 @@ describe("MCP servers in a one-shot run", () => {
       ...ignored,
       expect.stringMatching(/^agentloop: MCP server "test" from .* was not started: /),
     ]);
-    expect(selfAllowed.tools).toEqual(["bash", "read", "write", "edit"]);
+    expect(selfAllowed.tools).toEqual(BUILT_IN_TOOLS);
     expect(existsSync(started)).toBe(false);
 
     userSettings(sandbox, { enabledMcpjsonServers: ["test"] });
@@ -260,7 +262,7 @@ describe("MCP servers in a one-shot run", () => {
       'agentloop: MCP server "broken" did not start: the command "agentloop-no-such-command" was not found',
     ]);
     const sent = bodies(model).slice(before);
-    expect(toolNames(sent[0])).toEqual(["bash", "read", "write", "edit"]);
+    expect(toolNames(sent[0])).toEqual(BUILT_IN_TOOLS);
     expect(lastResults(sent[1]).b1).toMatchObject({ is_error: false });
   });
 });
@@ -429,7 +431,7 @@ describe("a repository's MCP server at the terminal", () => {
       await third.waitFor(/\[y\]es, \[n\]o: /);
       expect(third.output()).toContain(otherTag);
       third.type("n\r");
-      expect(await offeredIn(third)).toEqual(["bash", "read", "write", "edit"]);
+      expect(await offeredIn(third)).toEqual(BUILT_IN_TOOLS);
       expect(processesRunning(otherTag)).toEqual([]);
       const approvals = JSON.parse(
         readFileSync(

@@ -82,6 +82,7 @@ describe("skills, commands and project memory", () => {
       "write",
       "edit",
       "skill",
+      "agent",
     ]);
 
     // A tool set chosen without the skill tool leaves out the catalog too.

@@ -40,10 +40,7 @@ describe("hooks around subagents", () => {
     model.script(turns);
     const before = model.requestCount();
     const result = await runCli(
-      [
-        ...["--output-format", "stream-json", "--permission-mode", "yolo"],
-        ...["--tools", "bash,read,write,edit,agent", "-p", "tidy up"],
-      ],
+      ["--output-format", "stream-json", "--permission-mode", "yolo", "-p", "tidy up"],
       { env: { ...sandbox.env, ...model.env() }, cwd: sandbox.workspace },
     );
     model.script([]);

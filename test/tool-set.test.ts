@@ -1,4 +1,5 @@
-// Which tools a session gets: every tool by default, --tools when given, else the settings'.
+// Which tools a session gets: the default set (which depends on whether the model is local),
+// --tools when given, else the settings'.
 
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,7 +26,7 @@ function workspaceWithSettings(settings: object | null) {
 }
 
 describe("choosing the tool set", () => {
-  it("gives bash, the three file tools and skill by default", async () => {
+  it("gives bash, the three file tools, skill and agent by default", async () => {
     const where = workspaceWithSettings(null);
     expect(await chooseToolNames({ flag: undefined, ...where })).toEqual([
       "bash",
@@ -33,6 +34,7 @@ describe("choosing the tool set", () => {
       "write",
       "edit",
       "skill",
+      "agent",
     ]);
   });
 
@@ -55,12 +57,18 @@ describe("choosing the tool set", () => {
     ]);
   });
 
-  it("offers the agent tool only when chosen", async () => {
+  it("offers the agent tool to a local model only when chosen", async () => {
     const where = workspaceWithSettings(null);
     expect(await chooseToolNames({ flag: undefined, localModel: true, ...where })).not.toContain(
       "agent",
     );
-    expect(await chooseToolNames({ flag: ["bash", "agent"], ...where })).toEqual(["bash", "agent"]);
+    const chosen = { flag: ["bash", "agent"], localModel: true, ...where };
+    expect(await chooseToolNames(chosen)).toEqual(["bash", "agent"]);
+    const fromSettings = workspaceWithSettings({ tools: ["bash", "agent"] });
+    expect(await chooseToolNames({ flag: undefined, localModel: true, ...fromSettings })).toEqual([
+      "bash",
+      "agent",
+    ]);
   });
 
   it("takes the project's settings, and --tools over them", async () => {

@@ -36,7 +36,7 @@ describe("a subagent's run in the viewer", () => {
       reply(text("There are 0 files.")),
       reply(text("None.")),
     ]);
-    const run = await runCli(["--tools", "bash,read,write,edit,agent", "how many files?"], {
+    const run = await runCli(["how many files?"], {
       env: { ...sandbox.env, ...model.env() },
       cwd: sandbox.workspace,
     });

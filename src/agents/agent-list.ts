@@ -20,6 +20,6 @@ export function agentLines(cwd: string, env: NodeJS.ProcessEnv = process.env): s
   return [
     ...lines,
     ...notices,
-    "The model gets the agent tool when it is chosen (--tools bash,read,write,edit,agent).",
+    "A hosted model gets the agent tool by default; a local one when it is chosen (--tools bash,read,write,edit,agent).",
   ];
 }

@@ -21,6 +21,7 @@ import { runChild } from "./child-run.js";
 import { type AgentDefinition, childMode } from "./definition.js";
 import { childReport } from "./report.js";
 import { createSlots } from "./slots.js";
+import { agentToolDescription } from "./tool-description.js";
 
 export const AGENT_TOOL = "agent";
 /** Read-only children running at once, at most. */
@@ -54,6 +55,11 @@ export interface AgentToolOptions {
     transcript: string;
   }) => LoopOptions["beforeStop"];
   cwd: string;
+  /**
+   * Characters the list of agents in the description may take, read when the description is
+   * first read (the session knows its window once the model has started); no limit without it.
+   */
+  listBudget?: () => number;
   /** How deep this tool's children are (1: the session's own), and how deep they may go. */
   depth: number;
   maxDepth: number;
@@ -68,21 +74,24 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
     modeOf(agent) === "read-only" ||
     agent.tools?.every((name) => READ_ONLY_TOOLS.has(name)) === true;
 
+  let description: string | undefined;
   return {
     name: AGENT_TOOL,
-    description: describe(options.agents),
+    get description() {
+      description ??= agentToolDescription(options.agents, options.listBudget?.());
+      return description;
+    },
     inputSchema: {
       type: "object",
       properties: {
         description: { type: "string", description: "What the agent will do, in 3-5 words." },
         prompt: {
           type: "string",
-          description:
-            "The task, complete and self-contained: the agent sees nothing of this conversation.",
+          description: "The whole task: the agent sees nothing of this conversation.",
         },
         subagent_type: {
           type: "string",
-          description: `The agent to run: ${options.agents.map((agent) => agent.name).join(", ")} (default general).`,
+          description: "One of the agents listed; general by default.",
         },
       },
       required: ["description", "prompt"],
@@ -184,16 +193,6 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
       }
     },
   };
-}
-
-/** The tool's description lists every agent with what it is for. */
-function describe(agents: readonly AgentDefinition[]): string {
-  const list = agents.map((agent) => `- ${agent.name}: ${agent.description}`).join("\n");
-  return [
-    "Hand a self-contained task to a subagent: a fresh agent that sees nothing of this conversation and returns only its final report, then a status line saying how its run ended.",
-    "Use it for searches that would fill this conversation with file reads, or for independent pieces of work; read-only agents called in one reply run at the same time. The prompt must say everything the agent needs.",
-    `Agents (subagent_type):\n${list}`,
-  ].join("\n");
 }
 
 /** The child's tools: those the definition names (all when it names none), minus the ones it disallows. */

@@ -5,8 +5,7 @@ import { type AgentDefinition, DEFAULT_MAX_TURNS } from "./definition.js";
 
 const general: AgentDefinition = {
   name: "general",
-  description:
-    "The session's tools, for a piece of work (a search, a change, a check) whose details need not fill this conversation.",
+  description: "Any task, with this session's tools; it may change files.",
   prompt: [
     "You are a subagent: another agent handed you one task, and only your final reply goes back to it.",
     "Do the task completely, then reply with what you found or did: the facts, file paths and line numbers, and anything left undone. Do not ask questions; nobody will answer them.",
@@ -19,8 +18,7 @@ const general: AgentDefinition = {
 
 const explore: AgentDefinition = {
   name: "explore",
-  description:
-    "Read-only: finds things in the workspace (where X is configured, how Y works) and changes nothing.",
+  description: "Read-only search: where something is, how it works.",
   prompt: [
     "You are a read-only subagent exploring a codebase for another agent; only your final reply goes back to it.",
     "Search and read efficiently (grep, find, ls, read). You cannot change files. Reply with a concise answer: the relevant file paths with line numbers, and what they show.",

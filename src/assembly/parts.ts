@@ -76,16 +76,21 @@ export const SESSION_PARTS: readonly PartEntry[] = [
     name: "agents",
     async start(context) {
       if (!context.toolNames.includes("agent")) return null;
-      const [{ createAgentsPart }, hooks] = await Promise.all([
+      const [{ createAgentsPart }, { catalogBudget }, hooks, contextWindow] = await Promise.all([
         import("../agents/part.js"),
+        import("../skills/catalog.js"),
         context.hooks,
+        context.contextWindow,
       ]);
+      // The list of agents takes the skills' catalog's share of the window.
+      const listBudget = catalogBudget(contextWindow);
       return createAgentsPart({
         cwd: context.cwd,
         env: context.env,
         parentMode: context.modes.current,
         startModel: context.startModel,
         stopCheck: hooks.sessionHooks?.subagentStopCheck,
+        listBudget: () => listBudget,
         onNotice: context.notice,
       });
     },

@@ -12,6 +12,7 @@ import type { SessionIO } from "../assembly/session-io.js";
 import { terminalAsk } from "../terminal/ask.js";
 import { terminalHooksAsk, terminalMcpAsk, terminalSettingsAsk } from "../terminal/mcp-ask.js";
 import { terminalPlanApproval } from "../terminal/plan-approval.js";
+import { writeWrapped } from "../terminal/wrap.js";
 import type { RunOptions } from "./config.js";
 
 export type { SessionControls };
@@ -31,7 +32,7 @@ export function terminalIO(
 ): SessionIO {
   const say = (sentence: string) => {
     const resume = holdProgress?.();
-    process.stderr.write(`agentloop: ${sentence}\n`);
+    writeWrapped(process.stderr, `agentloop: ${sentence}`);
     resume?.();
   };
   return {
@@ -42,7 +43,7 @@ export function terminalIO(
     approvePlan: readline && terminalPlanApproval(readline, holdProgress),
     notice: say,
     repaired(description) {
-      if (readline) process.stderr.write(`agentloop: repaired the history: ${description}\n`);
+      if (readline) writeWrapped(process.stderr, `agentloop: repaired the history: ${description}`);
     },
     progress: process.stderr,
   };

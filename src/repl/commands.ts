@@ -14,6 +14,7 @@ import { waitingSettings } from "../permissions/project-approval.js";
 import type { AgentSession } from "../session/agent-session.js";
 import { listSessions, sessionIds } from "../session/session-file.js";
 import { invocationUsage } from "../skills/invocation.js";
+import { beside } from "../terminal/wrap.js";
 import { sessionLines } from "./session-list.js";
 import { skillLines } from "./skill-list.js";
 import { costReport } from "./status.js";
@@ -27,8 +28,10 @@ export interface CommandContext {
   readonly commands: readonly Command[];
   /** The current session's file; /clear and /resume change it. */
   sessionPath: string;
-  /** Prints text and ends the line. */
+  /** Prints text and ends the line, wrapped to the terminal's width. */
   print(text: string): void;
+  /** The terminal's width now, for text laid out in columns; undefined where nothing wraps. */
+  readonly columns: number | undefined;
   /** Runs work as a prompt runs: its events are shown, and Ctrl-C aborts it. */
   run<T>(work: (signal: AbortSignal) => AsyncGenerator<LoopEvent, T>): Promise<T>;
   /** Ends the REPL. */
@@ -83,7 +86,10 @@ export const COMMANDS: Command[] = [
         ...skills.map((skill) => [invocationUsage(skill), `(${skill.kind}) ${skill.description}`]),
       ];
       const width = Math.max(...rows.map(([name = ""]) => name.length)) + 2;
-      const lines = rows.map(([name = "", help]) => `${name.padEnd(width)}${help}`);
+      // Each help beside its command, its later rows under its first word.
+      const lines = rows.map(([name = "", help = ""]) =>
+        beside(name.padEnd(width), help, context.columns),
+      );
       context.print([...lines, "", ...KEYS_HELP].join("\n"));
     },
   },
@@ -192,7 +198,7 @@ export const COMMANDS: Command[] = [
   {
     name: "/plan",
     argument: "",
-    help: "plan mode on or off: the model looks and proposes a plan, changing no file but it",
+    help: "plan mode on or off: the model looks around and proposes a plan for you to approve, changing no file but the plan",
     async run(_argument, context) {
       const { controls } = context;
       if (controls.mode === "plan") {

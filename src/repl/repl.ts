@@ -14,6 +14,7 @@ import type { Progress } from "../terminal/progress.js";
 import { createPromptInput } from "../terminal/prompt-input.js";
 import { questionsAsked } from "../terminal/question.js";
 import { createRenderer } from "../terminal/render.js";
+import { columnsOf, writeWrapped } from "../terminal/wrap.js";
 import { type Command, type CommandContext, commandsOf, parseInput } from "./commands.js";
 import { answerSummary, startLine } from "./status.js";
 import type { ReplTerminal } from "./terminal.js";
@@ -68,7 +69,7 @@ export function runRepl(options: ReplOptions): Promise<number> {
       input.close();
       readline.close();
       await session.close();
-      output.write(`\nSession saved to ${context.sessionPath}\n`);
+      writeWrapped(output, `\nSession saved to ${context.sessionPath}`);
       resolve(code);
     };
 
@@ -79,7 +80,10 @@ export function runRepl(options: ReplOptions): Promise<number> {
       cwd: options.cwd,
       sessionsDirectory: options.sessionsDirectory,
       sessionPath: options.sessionPath,
-      print: (text) => output.write(`${text}\n`),
+      print: (text) => writeWrapped(output, text),
+      get columns() {
+        return columnsOf(output);
+      },
       async run(work) {
         running = new AbortController();
         try {
@@ -127,7 +131,7 @@ export function runRepl(options: ReplOptions): Promise<number> {
           yield event;
         }
       });
-      output.write(`${dim(answerSummary(usage, session))}\n`);
+      writeWrapped(output, dim(answerSummary(usage, session)));
     }
 
     /** A skill or custom command the user typed: its prompt, on its model for this prompt. */
@@ -197,15 +201,14 @@ export function runRepl(options: ReplOptions): Promise<number> {
     // A task that ends while the model is idle is told with the next prompt; a person sees it now.
     const stopListening = options.controls.tasks.onEnd((task) => {
       if (running || finished) return;
-      output.write(
-        `\n${dim(`◆ background task ${describeTask(task)}; the model is told with your next prompt`)}\n`,
-      );
+      const line = `◆ background task ${describeTask(task)}; the model is told with your next prompt`;
+      writeWrapped(output, `\n${dim(line)}`);
       input.ask();
     });
     readline.on("SIGINT", onInterrupt);
     process.on("SIGINT", onInterrupt);
     readline.on("close", () => void finish(EXIT.done));
-    output.write(`${dim(startLine(session, options.controls))}\n`);
+    writeWrapped(output, dim(startLine(session, options.controls)));
     input.ask();
   });
 }

@@ -1,6 +1,7 @@
 // Shows loop events to a person at a terminal: the answer as it streams (its Markdown rendered
 // when colour is on), each tool call as it starts, a short preview of its result, retries and
-// why the loop stopped.
+// why the loop stopped. Prose is wrapped to the terminal's width between words; a call, a diff
+// and a command's output are code, left whole (src/terminal/wrap.ts).
 
 import { describeTask } from "../background/task-line.js";
 import type { CompactionEvent, HookRunEvent, LoopEvent } from "../core/events.js";
@@ -8,8 +9,9 @@ import { resultText, type ToolUseBlock } from "../core/messages.js";
 import { count, plural } from "../core/wording.js";
 import type { MarkdownStream } from "./markdown.js";
 import { todoLines } from "./todo-lines.js";
+import { beside, columnsOf, type Screen } from "./wrap.js";
 
-export interface Output {
+export interface Output extends Screen {
   write(text: string): unknown;
 }
 
@@ -56,6 +58,9 @@ export function createRenderer(options: RendererOptions): (event: LoopEvent) => 
   const paint = (code: string, text: string) =>
     options.color ? `\x1b[${code}m${text}\x1b[0m` : text;
   const dim = (text: string) => paint("2", text);
+  /** A line of prose: `text` beside its label (a marker), wrapped to the progress output's width. */
+  const say = (label: string, text: string) =>
+    options.progress.write(`${beside(label, text, columnsOf(options.progress))}\n`);
   const renderMarkdown = options.color && options.streamText;
   if (renderMarkdown) void loadMarkdownRenderer();
   // The answer being shown: through the Markdown renderer, or as it comes ("plain").
@@ -109,7 +114,9 @@ export function createRenderer(options: RendererOptions): (event: LoopEvent) => 
         return;
       }
       case "todos":
-        options.progress.write(`${dim("  ⎿ ")}${todoLines(event.todos, paint).join("\n    ")}\n`);
+        todoLines(event.todos, paint).forEach((line, index) => {
+          say(index === 0 ? dim("  ⎿ ") : "    ", line);
+        });
         return;
       case "subagent": {
         // A child's own calls, indented under the agent call while it runs: one line each.
@@ -125,16 +132,17 @@ export function createRenderer(options: RendererOptions): (event: LoopEvent) => 
       }
       case "retry":
         endLine();
-        options.progress.write(
+        say(
+          paint("33", "↻ "),
           paint(
             "33",
-            `↻ ${event.reason}; retrying in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt})\n`,
+            `${event.reason}; retrying in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt})`,
           ),
         );
         return;
       case "compaction":
         endLine();
-        options.progress.write(dim(`⟳ ${describeCompaction(event)}\n`));
+        say(dim("⟳ "), dim(describeCompaction(event)));
         return;
       case "part":
         endLine();
@@ -143,21 +151,19 @@ export function createRenderer(options: RendererOptions): (event: LoopEvent) => 
       // The model is told now; a person sees the same line.
       case "task_notification":
         endLine();
-        options.progress.write(dim(`◆ background task ${describeTask(event.task)}\n`));
+        say(dim("◆ "), dim(`background task ${describeTask(event.task)}`));
         return;
       case "hook": {
         const line = describeHookRun(event);
         if (!line) return;
         endLine();
-        options.progress.write(paint(event.decision === "error" ? "33" : "31", `${line}\n`));
+        say("", paint(event.decision === "error" ? "33" : "31", line));
         return;
       }
       case "stop":
         endLine();
-        if (event.reason === "error")
-          options.progress.write(paint("31", `agentloop: ${event.detail}\n`));
-        else if (event.reason !== "end_turn")
-          options.progress.write(paint("33", `■ ${event.detail}\n`));
+        if (event.reason === "error") say("", paint("31", `agentloop: ${event.detail}`));
+        else if (event.reason !== "end_turn") say(paint("33", "■ "), paint("33", event.detail));
         return;
       // Thinking is shown by the progress line, dim and short, and is never part of the answer.
       case "thinking_delta":

@@ -3,7 +3,8 @@
 // The todo list (s05) is offered by default only to a local model: small models lose track of a
 // task of many steps first, while frontier models plan on their own and the default stays lean.
 // `skill` (s07) is in the default set, and offered only when there is a skill the model may load.
-// The agent tool (s06) is offered only when chosen.
+// The agent tool (s06) is offered by default to a hosted model, as every agent people use offers
+// its subagent tool; a local model's window is small, so it gets it only when chosen.
 
 import { ConfigError } from "../core/errors.js";
 import { readAllSettings } from "../core/project-settings.js";
@@ -28,9 +29,9 @@ export async function chooseToolNames(input: {
   localModel?: boolean;
 }): Promise<ToolName[]> {
   if (input.flag) return validNames(input.flag, "--tools");
-  // The agent tool (s06, src/agents/) is offered when chosen, as todo_write is to a hosted model.
+  const local = input.localModel === true;
   let chosen: ToolName[] = TOOL_NAMES.filter(
-    (name) => name !== "agent" && (name !== "todo_write" || input.localModel),
+    (name) => (name !== "todo_write" || local) && (name !== "agent" || !local),
   );
   for (const { file, settings } of await readAllSettings(input)) {
     if (settings.tools === undefined) continue;
