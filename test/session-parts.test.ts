@@ -168,6 +168,7 @@ describe("the list a session is assembled from", () => {
       "planning",
       "hooks",
       "skills",
+      "memory",
       "agents",
       "background",
       "mcp",
