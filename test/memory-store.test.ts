@@ -10,8 +10,8 @@ import { ConfigError } from "../src/core/errors.js";
 import { applyConsolidation } from "../src/memory/consolidation.js";
 import { entryLine, type MemoryEntry, parseTopicFile } from "../src/memory/entry.js";
 import { parseProposals } from "../src/memory/extraction.js";
-import { INDEX_BUDGET, indexHead } from "../src/memory/prompt-section.js";
 import { startMemoryPart } from "../src/memory/part.js";
+import { INDEX_BUDGET, indexHead } from "../src/memory/prompt-section.js";
 import { chooseMemory } from "../src/memory/settings.js";
 import { openMemoryStore } from "../src/memory/store.js";
 
