@@ -15,6 +15,7 @@ import {
   type FakeModel,
   type FakeModelScriptOptions,
   freshSandbox,
+  jsonLines,
   runCli,
   type Sandbox,
   startFakeModel,
@@ -30,6 +31,13 @@ function turnOnMemory(sandbox: Sandbox, value: unknown = true) {
   const directory = join(sandbox.env.XDG_CONFIG_HOME as string, "agentloop");
   mkdirSync(directory, { recursive: true });
   writeFileSync(join(directory, "settings.json"), JSON.stringify({ memory: value }));
+}
+
+/** A fresh sandbox with memory turned on in the person's settings, and its store. */
+function memoryOn(value: unknown = true) {
+  const sandbox = freshSandbox();
+  turnOnMemory(sandbox, value);
+  return { sandbox, store: storeOf(sandbox) };
 }
 
 function storeOf(sandbox: Sandbox) {
@@ -75,11 +83,7 @@ describe("memory across sessions", () => {
       cwd: sandbox.workspace,
     });
     model.script([]);
-    const events = result.stdout
-      .trim()
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Event);
+    const events = jsonLines<Event>(result.stdout);
     const bodies = model
       .requests()
       .slice(before)
@@ -142,9 +146,7 @@ describe("memory across sessions", () => {
   }, 30_000);
 
   it("updates and forgets an entry by its id with the memory tool", async () => {
-    const sandbox = freshSandbox();
-    turnOnMemory(sandbox);
-    const store = storeOf(sandbox);
+    const { sandbox, store } = memoryOn();
     const kept = await store.add("project", "Tests run with npm test.", { session: "s0" });
     const wrong = await store.add("project", "The build is make.", { session: "s0" });
 
@@ -176,8 +178,7 @@ describe("memory across sessions", () => {
   }, 30_000);
 
   it("stores a secret the model tried to save nowhere, and never sends it to a later session", async () => {
-    const sandbox = freshSandbox();
-    turnOnMemory(sandbox);
+    const { sandbox } = memoryOn();
     const env = { DEPLOY_TOKEN: SECRET };
     const first = await run(
       sandbox,
@@ -212,8 +213,7 @@ describe("memory across sessions", () => {
   }, 30_000);
 
   it("turns the extraction request's answer into entries at the end of a headless session", async () => {
-    const sandbox = freshSandbox();
-    turnOnMemory(sandbox);
+    const { sandbox } = memoryOn();
     const answer = [
       "Here is what is worth keeping:",
       "REMEMBER preferences: The user prefers tabs over spaces.",
@@ -251,8 +251,7 @@ describe("memory across sessions", () => {
   }, 30_000);
 
   it('keeps what the extraction proposed in the inbox under "ask", until the person approves it', async () => {
-    const sandbox = freshSandbox();
-    turnOnMemory(sandbox, "ask");
+    const { sandbox } = memoryOn("ask");
     const proposed = "The user reviews diffs before commits.";
     const first = await run(
       sandbox,
@@ -278,9 +277,7 @@ describe("memory across sessions", () => {
   }, 40_000);
 
   it("lists and forgets from the shell: a forgotten entry is not in the next session's prompt", async () => {
-    const sandbox = freshSandbox();
-    turnOnMemory(sandbox);
-    const store = storeOf(sandbox);
+    const { sandbox, store } = memoryOn();
     const stale = await store.add("project", "The API lives in server/.", { session: "s0" });
     const shell = (args: string[]) =>
       runCli(["memory", ...args], { env: sandbox.env, cwd: sandbox.workspace });
@@ -298,9 +295,7 @@ describe("memory across sessions", () => {
   }, 30_000);
 
   it("sends the first 200 lines of an index over budget, and consolidates it keeping a backup and the pinned entry", async () => {
-    const sandbox = freshSandbox();
-    turnOnMemory(sandbox);
-    const store = storeOf(sandbox);
+    const { sandbox, store } = memoryOn();
     const many: MemoryEntry[] = Array.from({ length: 230 }, (_, n) => ({
       id: `m${String(n).padStart(6, "0")}`,
       topic: "project",
