@@ -250,30 +250,48 @@ describe("memory across sessions", () => {
     expect(stderr).toContain("Remembered: The user prefers tabs over spaces.");
   }, 30_000);
 
-  it('keeps what the extraction proposed in the inbox under "ask", until the person approves it', async () => {
+  it('keeps what is proposed in the inbox under "ask", until the person approves it', async () => {
     const { sandbox } = memoryOn("ask");
-    const proposed = "The user reviews diffs before commits.";
+    const byTool = "The user signs every tag.";
+    const byExtraction = "The user reviews diffs before commits.";
     const first = await run(
       sandbox,
-      ["-p", "Always show me the diff before committing."],
-      [reply(text("I will."))],
-      extractionAnswers(`REMEMBER preferences: ${proposed}`),
+      ["-p", "Sign the tags, and always show me the diff before committing."],
+      [
+        reply(toolUse("m1", "memory", { action: "add", topic: "preferences", text: byTool })),
+        reply(text("I will.")),
+      ],
+      extractionAnswers(`REMEMBER preferences: ${byExtraction}`),
     );
     expect(first.code).toBe(0);
-    expect(memoryEvents(first.events).map((event) => event.name)).toEqual(["read", "proposed"]);
+    expect(memoryEvents(first.events).map((event) => event.name)).toEqual([
+      "read",
+      "proposed",
+      "proposed",
+    ]);
     expect(storeOf(sandbox).entries()).toEqual([]);
 
     const notYet = await run(sandbox, ["-p", "hi"], [reply(text("Hi."))]);
-    expect(systemOf(notYet.bodies[0])).not.toContain(proposed);
-    expect(notYet.stderr).toContain("1 proposed memory wait");
+    expect(systemOf(notYet.bodies[0])).not.toContain(byTool);
+    expect(notYet.stderr).toContain("2 proposed memories wait for your yes");
 
-    const approve = await runCli(["memory", "approve", "all"], {
-      env: sandbox.env,
+    const inbox = openMemoryStore({
+      directory: join(storeOf(sandbox).directory, "inbox"),
       cwd: sandbox.workspace,
+      redact: (text) => text,
     });
-    expect(approve).toMatchObject({ code: 0, stdout: "Remembered 1 entry.\n" });
+    const [tool, extracted] = inbox.entries();
+    const shell = (args: string[]) =>
+      runCli(["memory", ...args], { env: sandbox.env, cwd: sandbox.workspace });
+    expect(await shell(["approve", tool?.id ?? ""])).toMatchObject({
+      code: 0,
+      stdout: "Remembered 1 entry.\n",
+    });
+    expect(await shell(["reject", extracted?.id ?? ""])).toMatchObject({ code: 0 });
+    expect(inbox.entries()).toEqual([]);
     const next = await run(sandbox, ["-p", "commit"], [reply(text("Here is the diff."))]);
-    expect(systemOf(next.bodies[0])).toContain(proposed);
+    expect(systemOf(next.bodies[0])).toContain(byTool);
+    expect(systemOf(next.bodies[0])).not.toContain(byExtraction);
   }, 40_000);
 
   it("lists and forgets from the shell: a forgotten entry is not in the next session's prompt", async () => {

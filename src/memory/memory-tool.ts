@@ -12,6 +12,8 @@ export type MemoryToolInput = { action?: unknown; topic?: unknown; text?: unknow
 
 export function createMemoryTool(options: {
   store: MemoryStore;
+  /** Under "memory": "ask": where a new entry waits for the person's yes. */
+  inbox?: MemoryStore;
   session(): string;
   record(event: PartEvent): void;
   /** After an entry was added or changed: the index may have passed its budget. */
@@ -48,7 +50,15 @@ export function createMemoryTool(options: {
       switch (input.action) {
         case "add": {
           if (!topic || !text) return failure('"add" needs a topic and a text.');
-          const entry = await store.add(topic, text, { session: options.session() });
+          const writer = { session: options.session() };
+          if (options.inbox) {
+            const proposed = await options.inbox.add(topic, text, writer);
+            record(writeEvent("proposed", proposed, by));
+            return success(
+              `Proposed [${proposed.id}]: it is remembered once the user approves it with /memory.${redactedNote(text, proposed.text)}`,
+            );
+          }
+          const entry = await store.add(topic, text, writer);
           record(writeEvent("remembered", entry, by));
           await options.afterWrite();
           return success(`Remembered [${entry.id}] in ${topic}.${redactedNote(text, entry.text)}`);

@@ -82,7 +82,8 @@ export async function startMemoryPart(options: MemoryPartOptions): Promise<Sessi
     ];
     let answer: string;
     try {
-      answer = await askModel(host.provider(), CONSOLIDATION_SYSTEM, consolidationRequest(entries));
+      const text = consolidationRequest(entries);
+      answer = await askModel(host.provider(), { system: CONSOLIDATION_SYSTEM, text });
     } catch (error) {
       return failed(`the request failed (${(error as Error).message}); nothing was changed.`);
     }
@@ -95,7 +96,7 @@ export async function startMemoryPart(options: MemoryPartOptions): Promise<Sessi
 
   // The history already read for proposals: a later extraction reads only what came after it.
   let read: { messages: readonly Message[]; count: number } = { messages: [], count: 0 };
-  async function extract(by: string): Promise<LoopEvent[]> {
+  async function extract(by: string, signal?: AbortSignal): Promise<LoopEvent[]> {
     if (!host) return [];
     const history = host.history();
     const fresh = history.slice(history === read.messages ? read.count : 0);
@@ -105,7 +106,8 @@ export async function startMemoryPart(options: MemoryPartOptions): Promise<Sessi
     const known = store.entries();
     let answer: string;
     try {
-      answer = await askModel(host.provider(), EXTRACTION_SYSTEM, extractionRequest(fresh, known));
+      const text = extractionRequest(fresh, known);
+      answer = await askModel(host.provider(), { system: EXTRACTION_SYSTEM, text, signal });
     } catch (error) {
       const line = `Memory extraction ${by} failed: ${(error as Error).message}`;
       return [memoryEvent("extraction_failed", line, { by })];
@@ -132,6 +134,7 @@ export async function startMemoryPart(options: MemoryPartOptions): Promise<Sessi
   const tools: Tool[] = [
     createMemoryTool({
       store,
+      inbox: choice === "ask" ? inbox : undefined,
       session,
       record,
       afterWrite: async () => {
@@ -153,8 +156,8 @@ export async function startMemoryPart(options: MemoryPartOptions): Promise<Sessi
       read =
         start === "compact" ? { messages, count: messages.length } : { messages: [], count: 0 };
     },
-    async beforeCompact() {
-      for (const event of await extract("before a compaction")) record(event);
+    async beforeCompact(_trigger, _focus, signal) {
+      for (const event of await extract("before a compaction", signal)) record(event);
     },
     eventsBefore: take,
     eventsAfter: take,
