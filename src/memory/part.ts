@@ -91,7 +91,8 @@ export async function startMemoryPart(options: MemoryPartOptions): Promise<Sessi
     if (!result) return failed("the answer named no entry to keep; nothing was changed.");
     const backup = await store.replaceAll(result.entries);
     const line = `Memory consolidated: ${entries.length} entries to ${result.entries.length} (${result.kept} kept, ${result.merged} merged, ${result.dropped} dropped); the previous files are in ${backup}`;
-    return [memoryEvent("consolidated", line, { ...result, entries: undefined, backup })];
+    const { kept, merged, dropped } = result;
+    return [memoryEvent("consolidated", line, { kept, merged, dropped, backup })];
   }
 
   // The history already read for proposals: a later extraction reads only what came after it.
@@ -112,12 +113,13 @@ export async function startMemoryPart(options: MemoryPartOptions): Promise<Sessi
       const line = `Memory extraction ${by} failed: ${(error as Error).message}`;
       return [memoryEvent("extraction_failed", line, { by })];
     }
-    const same = new Set(known.map((entry) => entry.text.toLowerCase()));
+    // Nothing twice: not what is remembered, nor what already waits for a yes.
+    const same = new Set([...known, ...inbox.entries()].map((entry) => entry.text.toLowerCase()));
     const events: LoopEvent[] = [];
+    const writer = { session: session() };
     for (const proposal of parseProposals(answer)) {
       if (same.has(proposal.text.toLowerCase())) continue;
       same.add(proposal.text.toLowerCase());
-      const writer = { session: session() };
       if (choice === "ask") {
         events.push(
           writeEvent("proposed", await inbox.add(proposal.topic, proposal.text, writer), by),
