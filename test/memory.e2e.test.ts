@@ -21,7 +21,7 @@ import {
   startFakeModel,
 } from "./support/cli-harness.js";
 import { type FakeTurn, reply, text, toolUse } from "./support/fake-anthropic-server.js";
-import { validResult } from "./support/schemas.js";
+import { validEvent, validResult } from "./support/schemas.js";
 
 const SECRET = "tok-7f3a9c2e81d4b6f0";
 
@@ -249,6 +249,7 @@ describe("memory across sessions", () => {
     // The result ends the stream and lists them; the person reading stderr sees them too.
     const result = events.at(-1);
     expect(validResult(result), JSON.stringify(validResult.errors)).toBe(true);
+    for (const event of written) expect(validEvent(event), JSON.stringify(event)).toBe(true);
     expect(result?.part_events).toEqual(written);
     expect(stderr).toContain("Remembered: The user prefers tabs over spaces.");
   }, 30_000);
