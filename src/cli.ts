@@ -30,6 +30,11 @@ export async function main(argv: string[]): Promise<number> {
     const agentArgv = [process.execPath, process.argv[1] as string];
     return runBatchCommand(argv.slice(1), { ...io, agentArgv }).catch(fail);
   }
+  if (argv[0] === "memory") {
+    const { runMemoryShellCommand } = await import("./memory/shell-command.js");
+    const stdout = (text: string) => process.stdout.write(`${text}\n`);
+    return runMemoryShellCommand({ argv: argv.slice(1), env: process.env, stdout }).catch(fail);
+  }
   let command: CommandLine;
   try {
     command = parseCommandLine(argv);

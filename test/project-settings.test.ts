@@ -63,6 +63,7 @@ describe("a project's settings before the person trusts them", () => {
       "write",
       "edit",
       "skill",
+      "agent",
     ]);
     expect(await chooseAgentDepth(s)).toBe(1);
     const project = (await readAllSettings(s))[1];

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SESSION_PARTS } from "../src/assembly/parts.js";
 import type { LoopEvent } from "../src/core/events.js";
-import type { SessionPart } from "../src/core/part.js";
+import type { PartHost, SessionPart } from "../src/core/part.js";
 import { createAgentSession } from "../src/session/agent-session.js";
 import {
   newSessionId,
@@ -138,6 +138,27 @@ describe("a session's parts", () => {
     await session.close();
   });
 
+  it("read the session's history as it is now, also as they end their work", async () => {
+    let host: PartHost | undefined;
+    const seen: string[][] = [];
+    const reader: SessionPart = {
+      name: "reader",
+      attach: (given) => {
+        host = given;
+      },
+      endWork: async () => {
+        seen.push((host?.history() ?? []).map((message) => message.role));
+        return [];
+      },
+    };
+    const { session } = sessionWith([reader]);
+    expect(host?.history()).toEqual([]);
+    await run(session, "hello");
+    expect(host?.history()).toBe(session.state.messages);
+    await session.close();
+    expect(seen).toEqual([["user", "assistant"]]);
+  });
+
   it("close in the reverse of the list, after the work beside the loop has ended", async () => {
     const order: string[] = [];
     const closing = (name: string): SessionPart => ({
@@ -168,6 +189,7 @@ describe("the list a session is assembled from", () => {
       "planning",
       "hooks",
       "skills",
+      "memory",
       "agents",
       "background",
       "mcp",

@@ -232,6 +232,8 @@ export async function assembleSession(
     planning,
     background,
     startModel: (name) => started(resolveModel(name, resolved.preset)),
+    memory: options.memory ?? false,
+    redact,
   });
   const outcome = await Promise.allSettled([
     builtIns.ready,

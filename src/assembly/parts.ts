@@ -41,6 +41,10 @@ export interface PartContext {
   background: BackgroundPart;
   /** Another model of the session's provider. */
   startModel(name: string): Promise<Provider>;
+  /** --memory: memory across sessions on, whatever the user's settings say. */
+  memory: boolean;
+  /** What tool output goes through before the model or a file sees it: secrets replaced. */
+  redact(text: string): string;
 }
 
 export interface PartEntry {
@@ -69,6 +73,20 @@ export const SESSION_PARTS: readonly PartEntry[] = [
         cwd: context.cwd,
         env: context.env,
         contextWindow: await context.contextWindow,
+      });
+    },
+  },
+  {
+    name: "memory",
+    async start(context) {
+      const { startMemoryPart } = await import("../memory/part.js");
+      return startMemoryPart({
+        cwd: context.cwd,
+        env: context.env,
+        flag: context.memory,
+        redact: context.redact,
+        noticeAtStart: context.notice,
+        notice: context.io.notice,
       });
     },
   },

@@ -29,4 +29,6 @@ export interface SessionOptions {
   /** A permission mode's name; default ask where a person can answer, else auto. */
   permissionMode: string | undefined;
   allowNetwork: boolean;
+  /** Memory across sessions on (--memory), whatever the user's settings say. */
+  memory?: boolean;
 }

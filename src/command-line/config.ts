@@ -45,6 +45,7 @@ export const USAGE = `Usage:
   agentloop sessions             list this directory's sessions
   agentloop view [ID]            replay a session in the browser (--port N, --open, --export FILE)
   agentloop mcp list             the MCP servers here, their state, tools and request bytes
+  agentloop memory [list|forget ID|pin ID|clear]   what agentloop remembers of this directory
   agentloop batch run TASKS.jsonl --out DIR   run many tasks, each in a fresh clone
                                  (agentloop batch --help for all batch commands)
 
@@ -72,6 +73,7 @@ Options:
   --permission-mode M            ask, auto, read-only, yolo or plan (look, propose a plan, ask)
   --dangerously-skip-permissions same as --permission-mode yolo
   --allow-network                let sandboxed commands use the network
+  --memory                       remember across sessions (or "memory": true in your settings)
   --cwd DIR                      work in DIR instead of the current directory
   --version, --help
 
@@ -153,6 +155,7 @@ export function parseCommandLine(argv: string[], currentDirectory = process.cwd(
     resume: values.continue ? { latest: true } : values.resume ? { id: values.resume } : undefined,
     permissionMode,
     allowNetwork: values["allow-network"] ?? false,
+    memory: values.memory ?? false,
   };
 }
 
@@ -181,6 +184,7 @@ function parseFlags(argv: string[]) {
       "permission-mode": { type: "string" },
       "dangerously-skip-permissions": { type: "boolean" },
       "allow-network": { type: "boolean" },
+      memory: { type: "boolean" },
       cwd: { type: "string" },
       port: { type: "string" },
       open: { type: "boolean" },

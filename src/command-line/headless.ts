@@ -4,7 +4,7 @@
 
 import type { BackgroundTask } from "../core/background-task.js";
 import { ConfigError, ProviderError, type ProviderErrorKind } from "../core/errors.js";
-import type { LoopStop, LoopStopReason } from "../core/events.js";
+import type { LoopStop, LoopStopReason, PartEvent } from "../core/events.js";
 import type { Usage } from "../core/messages.js";
 import type { TodoItem } from "../core/todo-item.js";
 
@@ -44,6 +44,11 @@ export interface RunResult {
    * the answer arrived were stopped then, with status "killed".
    */
   background_tasks?: BackgroundTask[];
+  /**
+   * Present when a part reported something as the run ended (what memory remembered or
+   * proposed at the end of the session): its events, as stream-json printed them.
+   */
+  part_events?: PartEvent[];
 }
 
 export type ErrorKind = ProviderErrorKind | "config" | "internal";
@@ -79,6 +84,7 @@ export function buildResult(
     durationMs: number;
     todos: readonly TodoItem[];
     backgroundTasks?: readonly BackgroundTask[];
+    partEvents?: readonly PartEvent[];
   },
 ): RunResult {
   const subtype = subtypeFor(stop.reason);
@@ -97,6 +103,7 @@ export function buildResult(
     duration_ms: Math.round(facts.durationMs),
     ...(facts.todos.length > 0 ? { todos: [...facts.todos] } : {}),
     ...(facts.backgroundTasks?.length ? { background_tasks: [...facts.backgroundTasks] } : {}),
+    ...(facts.partEvents?.length ? { part_events: [...facts.partEvents] } : {}),
   };
 }
 

@@ -105,6 +105,7 @@ export async function runOneShot(options: OneShotOptions): Promise<number> {
       durationMs: performance.now() - started,
       todos: [...options.controls.todos()],
       backgroundTasks: options.controls.tasks.list(),
+      partEvents: stopped.filter((event) => event.type === "part"),
     });
     stdout.write(`${JSON.stringify(result)}\n`);
   }

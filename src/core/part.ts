@@ -80,6 +80,11 @@ export interface PartHost {
   /** The session's model as it is now (after /model, the new one), for requests of a part's own. */
   provider(): Provider;
   /**
+   * The session's history as it is now: a new array after a compaction, /clear or /resume, and
+   * growing as the loop runs. Read it; never change it.
+   */
+  history(): readonly Message[];
+  /**
    * The tools for a subagent named `agentName` under `mode` (its questions name it); rejects
    * with a ConfigError when that mode's sandbox cannot start here.
    */

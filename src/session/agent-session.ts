@@ -105,7 +105,8 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
   const directory = () => join(dirname(writer.path), writer.id);
   const childTools = options.childTools ?? noChildTools;
   const basePrompt = () => options.basePrompt ?? options.system;
-  const host = { limits, directory, childTools, basePrompt, provider: () => provider };
+  const history = () => state.messages;
+  const host = { limits, directory, childTools, basePrompt, provider: () => provider, history };
   for (const part of parts) part.attach?.(host);
   const historyStarted = (start: HistoryStart) => {
     for (const part of parts) part.historyStarted?.(start, state.messages);

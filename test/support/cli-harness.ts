@@ -229,6 +229,14 @@ export function runCli(args: string[], options: ProcessOptions): Promise<Process
   return runProcess(process.execPath, [CLI, ...args], options);
 }
 
+/** What `--output-format stream-json` printed: one object per line. */
+export function jsonLines<T>(stdout: string): T[] {
+  return stdout
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as T);
+}
+
 /** The only session file written in this sandbox, read back. */
 export function onlySession(sandbox: Sandbox): SessionContents & { path: string } {
   const directory = join(sandbox.env.XDG_STATE_HOME as string, "agentloop", "sessions");
