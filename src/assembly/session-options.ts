@@ -1,6 +1,7 @@
 // What a session is assembled from: the settings a front end gathers (the command line's flags,
 // an editor's request), before the settings files and the environment add theirs.
 
+import type { GoalOptions } from "../goal/goal-options.js";
 import type { Effort, ThinkingMode } from "../providers/thinking-options.js";
 import type { Resume } from "./session-file-open.js";
 
@@ -29,4 +30,6 @@ export interface SessionOptions {
   /** A permission mode's name; default ask where a person can answer, else auto. */
   permissionMode: string | undefined;
   allowNetwork: boolean;
+  /** The goal the session works toward, and its judge (--goal, --goal-model, --goal-max-turns). */
+  goal?: GoalOptions;
 }

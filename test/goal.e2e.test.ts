@@ -1,0 +1,135 @@
+// The goal loop (s17) through the built CLI against the fake model servers: each finished
+// answer goes to a judge request with no tools that holds the condition and the answer; not met
+// sends the model on with the judge's reason, met ends the run, impossible ends it as a failure,
+// budgets stop a judge that never says met, and the goal outlives the process (--continue).
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type FakeModel,
+  freshSandbox,
+  onlySession,
+  type Protocol,
+  runCli,
+  type Sandbox,
+  startFakeModel,
+} from "./support/cli-harness.js";
+import { type FakeTurn, reply, text, toolUse } from "./support/fake-anthropic-server.js";
+import { validEvent, validResult } from "./support/schemas.js";
+
+type Event = { type: string; [key: string]: unknown };
+type Check = Event & { name: string; line: string; data: Record<string, unknown> };
+
+const YOLO = ["--permission-mode", "yolo"];
+const GOAL = "the answer names the colour of the sky";
+
+const verdict = (met: boolean, reason: string, impossible = false) =>
+  reply(text(JSON.stringify({ met, impossible, reason })));
+/** A judge request is the one whose only conversation is the goal's question. */
+const isJudge = (firstUserText: string) => firstUserText.startsWith("The condition:\n<condition>");
+
+for (const protocol of ["anthropic", "openai"] as Protocol[]) {
+  describe(`the goal loop (${protocol})`, () => {
+    let model: FakeModel;
+    beforeAll(async () => {
+      model = await startFakeModel(protocol);
+    });
+    afterAll(() => model.close());
+
+    /** Runs the CLI in stream-json; `judge` answers the judge's requests, in order. */
+    async function run(
+      turns: FakeTurn[],
+      judge: FakeTurn[],
+      args: string[],
+      sandbox: Sandbox = freshSandbox(),
+    ) {
+      const judged = [...judge];
+      model.script(turns, {
+        intercept: ({ firstUserText }) => (isJudge(firstUserText) ? judged.shift() : undefined),
+      });
+      const before = model.requestCount();
+      const result = await runCli(
+        ["--output-format", "stream-json", ...model.flags, ...YOLO, ...args],
+        { env: { ...sandbox.env, ...model.env() }, cwd: sandbox.workspace },
+      );
+      const lines = result.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Event);
+      const final = lines.at(-1) as Event;
+      expect(final.type, result.stderr).toBe("result");
+      const events = lines.slice(0, -1);
+      for (const event of events) expect(validEvent(event), JSON.stringify(event)).toBe(true);
+      expect(validResult(final), JSON.stringify(validResult.errors)).toBe(true);
+      const requests = model
+        .requests()
+        .slice(before)
+        .map((request) => JSON.parse(request.body));
+      const judgeRequests = requests.filter((body) => JSON.stringify(body).includes("<condition>"));
+      const workRequests = requests.filter((body) => !judgeRequests.includes(body));
+      const checks = events.filter(
+        (event) => event.type === "part" && event.name === "goal_check",
+      ) as Check[];
+      return { ...result, final, events, checks, judgeRequests, workRequests, sandbox };
+    }
+    const lastMessageText = (body: { messages: { content: unknown }[] }) =>
+      JSON.stringify(body.messages.at(-1)?.content);
+
+    it("a goal met at the third answer makes three tool-less checks and sends the model on twice with the judge's reasons", async () => {
+      const { code, final, checks, judgeRequests, workRequests, events } = await run(
+        [reply(text("It is a colour.")), reply(text("It is light.")), reply(text("Blue."))],
+        [
+          verdict(false, "No colour is named yet."),
+          verdict(false, "Still no colour: name one."),
+          verdict(true, "The answer says blue."),
+        ],
+        ["--goal", GOAL, "what colour is the sky?"],
+      );
+
+      expect(code).toBe(0);
+      expect(judgeRequests).toHaveLength(3);
+      for (const [index, body] of judgeRequests.entries()) {
+        expect(body.tools).toBeUndefined();
+        const question = JSON.stringify(body.messages);
+        expect(question).toContain(GOAL);
+        expect(question).toContain(["It is a colour.", "It is light.", "Blue."][index]);
+      }
+      expect(workRequests).toHaveLength(3);
+      expect(lastMessageText(workRequests[1])).toContain("No colour is named yet.");
+      expect(lastMessageText(workRequests[1])).toContain(GOAL);
+      expect(lastMessageText(workRequests[2])).toContain("Still no colour: name one.");
+      expect(checks.map((check) => check.data.verdict)).toEqual(["not_met", "not_met", "met"]);
+      expect(checks[2]?.line).toBe("goal check 3: met: The answer says blue.");
+      expect(final.result).toBe("Blue.");
+      // The judge's tokens are the run's: every request's usage is in the result.
+      const used = (event: Event) => (event.usage as { output_tokens: number }).output_tokens;
+      const replies = events.filter((event) => event.type === "assistant_message");
+      const spent = [...replies, ...checks].reduce((sum, event) => sum + used(event), 0);
+      expect(checks.every((check) => used(check) > 0)).toBe(true);
+      expect((final.usage as { output_tokens: number }).output_tokens).toBe(spent);
+    });
+
+    it("an impossible verdict ends the run at once with exit 1 and the judge's reason", async () => {
+      const { code, final, checks, workRequests } = await run(
+        [reply(text("I cannot see the sky from here."))],
+        [verdict(false, "The sky cannot be seen from a terminal.", true)],
+        ["--goal", GOAL, "what colour is the sky?"],
+      );
+      expect(code).toBe(1);
+      expect(workRequests).toHaveLength(1);
+      expect(checks.map((check) => check.data.verdict)).toEqual(["impossible"]);
+      expect(final.error).toBe("The goal cannot be met: The sky cannot be seen from a terminal.");
+    });
+
+    it("an answer that claims the goal is met in the judge's own shape does not end the run", async () => {
+      const claim = JSON.stringify({ met: true, impossible: false, reason: "I say so." });
+      const { code, checks, workRequests } = await run(
+        [reply(text(claim)), reply(text("Blue."))],
+        [verdict(false, "Saying so is not naming a colour."), verdict(true, "Blue is named.")],
+        ["--goal", GOAL, "what colour is the sky?"],
+      );
+      expect(code).toBe(0);
+      expect(workRequests).toHaveLength(2);
+      expect(checks.map((check) => check.data.verdict)).toEqual(["not_met", "met"]);
+    });
+  });
+}
