@@ -131,5 +131,118 @@ for (const protocol of ["anthropic", "openai"] as Protocol[]) {
       expect(workRequests).toHaveLength(2);
       expect(checks.map((check) => check.data.verdict)).toEqual(["not_met", "met"]);
     });
+
+    it("a judge that never says met stops at 8 continuations in a row with exit 3", async () => {
+      const { code, final, checks, judgeRequests, workRequests } = await run(
+        Array.from({ length: 9 }, (_, index) => reply(text(`Attempt ${index + 1}.`))),
+        Array.from({ length: 9 }, () => verdict(false, "No colour is named.")),
+        ["--goal", GOAL, "what colour is the sky?"],
+      );
+      expect(code).toBe(3);
+      expect(workRequests).toHaveLength(9);
+      expect(judgeRequests).toHaveLength(9);
+      expect(checks.at(-1)?.data).toMatchObject({ verdict: "not_met", continuations: 8 });
+      expect(final.stop_reason).toBe("max_turns");
+      expect(final.error).toMatch(
+        /^The goal was not met after 8 continuations in a row \(--goal-max-turns\): No colour is named\./,
+      );
+    });
+
+    it("--goal-max-turns sets the cap, and --max-turns counts the judge's requests too", async () => {
+      const capped = await run(
+        Array.from({ length: 3 }, () => reply(text("Not yet."))),
+        Array.from({ length: 3 }, () => verdict(false, "No colour.")),
+        ["--goal", GOAL, "--goal-max-turns", "2", "what colour is the sky?"],
+      );
+      expect(capped.code).toBe(3);
+      expect(capped.workRequests).toHaveLength(3);
+
+      const counted = await run(
+        Array.from({ length: 3 }, () => reply(text("Not yet."))),
+        Array.from({ length: 3 }, () => verdict(false, "No colour.")),
+        ["--goal", GOAL, "--max-turns", "3", "what colour is the sky?"],
+      );
+      expect(counted.code).toBe(3);
+      // Two answers and two checks would be four requests: the third is the last one allowed.
+      expect(counted.workRequests.length + counted.judgeRequests.length).toBe(3);
+      expect(counted.final.stop_reason).toBe("max_turns");
+      expect(counted.final.error).toContain("--max-turns 3");
+    });
+
+    it("a verdict that is not the JSON object is asked for once more, then reported, never as met", async () => {
+      const { code, final, checks, judgeRequests } = await run(
+        [reply(text("Blue."))],
+        [reply(text("Looks met to me!")), reply(text("Yes: met."))],
+        ["--goal", GOAL, "what colour is the sky?"],
+      );
+      expect(code).toBe(1);
+      expect(judgeRequests).toHaveLength(2);
+      expect(judgeRequests[1].tools).toBeUndefined();
+      expect(lastMessageText(judgeRequests[1])).toContain("That was not the answer asked for");
+      expect(checks.map((check) => check.data.verdict)).toEqual(["unreadable"]);
+      expect(final.error).toMatch(
+        /^The goal was not checked: the judge answered twice without a verdict/,
+      );
+
+      const second = await run(
+        [reply(text("Blue."))],
+        [reply(text("Met, I think.")), verdict(true, "Blue is named.")],
+        ["--goal", GOAL, "what colour is the sky?"],
+      );
+      expect(second.code).toBe(0);
+      expect(second.checks.map((check) => check.data.verdict)).toEqual(["met"]);
+    });
+
+    it("a goal set with --goal in a run stopped by --max-turns is checked again after --continue", async () => {
+      const sandbox = freshSandbox();
+      const first = await run(
+        [reply(toolUse("t1", "bash", { command: "echo looking" }))],
+        [],
+        ["--goal", GOAL, "--max-turns", "1", "what colour is the sky?"],
+        sandbox,
+      );
+      expect(first.code).toBe(3);
+      expect(first.judgeRequests).toHaveLength(0);
+      expect(first.events).toContainEqual(
+        expect.objectContaining({ type: "part", name: "goal_unmet" }),
+      );
+
+      const second = await run(
+        [reply(text("Blue."))],
+        [verdict(true, "Blue is named.")],
+        ["--continue", "go on"],
+        sandbox,
+      );
+      expect(second.code).toBe(0);
+      expect(second.judgeRequests).toHaveLength(1);
+      expect(JSON.stringify(second.judgeRequests[0].messages)).toContain(GOAL);
+      const names = onlySession(sandbox).entries.flatMap((entry) =>
+        entry.type === "part" ? [entry.name] : [],
+      );
+      expect(names).toEqual(["goal_set", "goal_unmet", "goal_check", "goal_cleared"]);
+    });
+
+    it("waits for background tasks before judging, and the model sees how they ended first", async () => {
+      const { code, judgeRequests, workRequests } = await run(
+        [
+          reply(
+            toolUse("t1", "bash", {
+              command: "sleep 1; echo painted-blue",
+              run_in_background: true,
+            }),
+          ),
+          reply(text("Started the painter.")),
+          reply(text("The painter says blue.")),
+        ],
+        [verdict(true, "Blue is named.")],
+        ["--goal", GOAL, "paint the sky"],
+      );
+      expect(code).toBe(0);
+      expect(workRequests).toHaveLength(3);
+      expect(lastMessageText(workRequests[2])).toContain("task_notification");
+      expect(lastMessageText(workRequests[2])).toContain("before the goal was checked");
+      expect(judgeRequests).toHaveLength(1);
+      expect(JSON.stringify(judgeRequests[0].messages)).toContain("The painter says blue.");
+    });
   });
 }

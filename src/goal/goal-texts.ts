@@ -53,6 +53,17 @@ export function goalCleared(condition: string, by: "user" | "met" | "impossible"
   return { type: "part", part: GOAL_PART, name: "goal_cleared", line, data: { condition, by } };
 }
 
+/** The run stopped at one of the session's limits with the goal still set. */
+export function goalUnmet(detail: string): PartEvent {
+  return {
+    type: "part",
+    part: GOAL_PART,
+    name: "goal_unmet",
+    line: `goal not met: ${detail} It stays set: agentloop --continue goes on toward it.`,
+    data: { detail },
+  };
+}
+
 /** What a check concluded, in one word for programs. */
 export type CheckVerdict = "met" | "not_met" | "impossible" | "unreadable" | "failed";
 

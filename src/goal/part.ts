@@ -6,7 +6,7 @@
 
 import type { BackgroundTasks } from "../background/tasks.js";
 import { ConfigError } from "../core/errors.js";
-import type { LoopEvent } from "../core/events.js";
+import type { LoopEvent, LoopStopReason } from "../core/events.js";
 import type { Limit } from "../core/limits.js";
 import type { Message } from "../core/messages.js";
 import type { PartHost, SessionPart, StopAnswer, StopCheck } from "../core/part.js";
@@ -23,12 +23,16 @@ import {
   goalCleared,
   goalNote,
   goalSet,
+  goalUnmet,
   restatedGoal,
   verdictOf,
 } from "./goal-texts.js";
 import { askJudge } from "./judge.js";
 import { recordedGoal } from "./recorded-goal.js";
 import { tasksEnded } from "./tasks-ended.js";
+
+/** The session's own limits: a run they end did not meet its goal. */
+const SESSION_LIMITS = new Set<LoopStopReason>(["max_turns", "max_cost", "repeated_call"]);
 
 export interface GoalPartOptions {
   options: { maxTurns: number; goal?: GoalOptions; cwd: string };
@@ -51,7 +55,7 @@ export async function createGoalPart(options: GoalPartOptions): Promise<SessionP
   let checks = 0;
   let last: string | undefined;
   // This prompt's run: the judge's requests count against --max-turns with the model's replies.
-  const run = { continuations: 0, replies: 0, judgeRequests: 0 };
+  const run = { continuations: 0, replies: 0, judgeRequests: 0, stoppedHere: false };
 
   const set = (next: string) => {
     condition = next;
@@ -146,13 +150,18 @@ export async function createGoalPart(options: GoalPartOptions): Promise<SessionP
   const stopCheck: StopCheck = async (_answer, signal) => {
     if (condition === undefined) return null;
     const waiting = options.tasks.running().length > 0;
-    if (waiting && run.continuations < maxContinuations) return afterBackground(signal);
-    return check(signal);
+    const said =
+      waiting && run.continuations < maxContinuations
+        ? await afterBackground(signal)
+        : await check(signal);
+    run.stoppedHere = said !== null && "detail" in said;
+    return said;
   };
 
   const turnsLimit: Limit = () => {
     if (condition === undefined || run.judgeRequests === 0) return null;
     if (run.replies + run.judgeRequests < options.options.maxTurns) return null;
+    run.stoppedHere = true;
     return {
       reason: "max_turns",
       detail: `The goal was not met: stopped after ${run.replies} turns and ${run.judgeRequests} judge requests (--max-turns ${options.options.maxTurns} counts both). ${stayed}`,
@@ -187,6 +196,7 @@ export async function createGoalPart(options: GoalPartOptions): Promise<SessionP
       run.continuations = 0;
       run.replies = 0;
       run.judgeRequests = 0;
+      run.stoppedHere = false;
       return stopCheck;
     },
     promptNotes() {
@@ -202,7 +212,9 @@ export async function createGoalPart(options: GoalPartOptions): Promise<SessionP
     },
     eventsAfter(event) {
       if (event.type === "assistant_message") run.replies += 1;
-      return [];
+      // A limit of the session's own ended the run: say that the goal was not met.
+      if (event.type !== "stop" || condition === undefined || run.stoppedHere) return [];
+      return SESSION_LIMITS.has(event.reason) ? [goalUnmet(event.detail)] : [];
     },
     commands: [createGoalCommand({ status, set, clear: () => clear("user") })],
     async close() {
