@@ -3,6 +3,8 @@
 // sends the model on with the judge's reason, met ends the run, impossible ends it as a failure,
 // budgets stop a judge that never says met, and the goal outlives the process (--continue).
 
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type FakeModel,
@@ -94,6 +96,9 @@ for (const protocol of ["anthropic", "openai"] as Protocol[]) {
         expect(question).toContain(["It is a colour.", "It is light.", "Blue."][index]);
       }
       expect(workRequests).toHaveLength(3);
+      expect(JSON.stringify(workRequests[0].messages[0])).toContain(
+        `[agentloop: goal] The user set a goal for this session: ${GOAL}`,
+      );
       expect(lastMessageText(workRequests[1])).toContain("No colour is named yet.");
       expect(lastMessageText(workRequests[1])).toContain(GOAL);
       expect(lastMessageText(workRequests[2])).toContain("Still no colour: name one.");
@@ -246,3 +251,62 @@ for (const protocol of ["anthropic", "openai"] as Protocol[]) {
     });
   });
 }
+
+describe("the goal's judge and its words", () => {
+  it("judges on --goal-model while the work goes to the session's model, and says each check on stderr", async () => {
+    const model = await startFakeModel("anthropic");
+    try {
+      model.script([reply(text("Blue."))], {
+        intercept: ({ firstUserText }) =>
+          isJudge(firstUserText) ? verdict(false, "The sky is not reachable.", true) : undefined,
+      });
+      const sandbox = freshSandbox();
+      const result = await runCli(
+        [...YOLO, "--model", "claude-sonnet-4-5", "--goal-model", "claude-haiku-4-5"].concat([
+          "--goal",
+          GOAL,
+          "what colour is the sky?",
+        ]),
+        { env: { ...sandbox.env, ...model.env() }, cwd: sandbox.workspace },
+      );
+      expect(result.code).toBe(1);
+      const [work, judge] = model.requests().map((request) => JSON.parse(request.body));
+      expect(work.model).toBe("claude-sonnet-4-5");
+      expect(judge.model).toBe("claude-haiku-4-5");
+      expect(result.stderr).toContain("goal check 1: impossible: The sky is not reachable.");
+      expect(result.stderr).toContain(
+        "agentloop: The goal cannot be met: The sky is not reachable.",
+      );
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("refuses an empty --goal and a goalModel setting that is not a name, each in one sentence", async () => {
+    const sandbox = freshSandbox();
+    const empty = await runCli(["--goal", "  ", "-p", "hi"], {
+      env: sandbox.env,
+      cwd: sandbox.workspace,
+    });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain(
+      '--goal needs a condition, for example --goal "npm test passes".',
+    );
+
+    mkdirSync(join(sandbox.workspace, ".agentloop"));
+    writeFileSync(join(sandbox.workspace, ".agentloop", "settings.json"), '{"goalModel": 3}');
+    const model = await startFakeModel("anthropic");
+    try {
+      const bad = await runCli(["--goal", GOAL, "-p", "hi"], {
+        env: { ...sandbox.env, ...model.env() },
+        cwd: sandbox.workspace,
+      });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('"goalModel" in');
+      expect(bad.stderr).toContain("must be a model name.");
+      expect(model.requestCount()).toBe(0);
+    } finally {
+      await model.close();
+    }
+  });
+});
