@@ -96,7 +96,7 @@ for (const protocol of ["anthropic", "openai"] as Protocol[]) {
         expect(question).toContain(["It is a colour.", "It is light.", "Blue."][index]);
       }
       expect(workRequests).toHaveLength(3);
-      expect(JSON.stringify(workRequests[0].messages[0])).toContain(
+      expect(JSON.stringify(workRequests[0].messages)).toContain(
         `[agentloop: goal] The user set a goal for this session: ${GOAL}`,
       );
       expect(lastMessageText(workRequests[1])).toContain("No colour is named yet.");
