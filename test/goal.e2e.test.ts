@@ -282,7 +282,7 @@ describe("the goal's judge and its words", () => {
     }
   });
 
-  it("refuses an empty --goal and a goalModel setting that is not a name, each in one sentence", async () => {
+  it("refuses an empty --goal and a goalModel setting that is not a model name, each in one sentence", async () => {
     const sandbox = freshSandbox();
     const empty = await runCli(["--goal", "  ", "-p", "hi"], {
       env: sandbox.env,
@@ -293,8 +293,9 @@ describe("the goal's judge and its words", () => {
       '--goal needs a condition, for example --goal "npm test passes".',
     );
 
-    mkdirSync(join(sandbox.workspace, ".agentloop"));
-    writeFileSync(join(sandbox.workspace, ".agentloop", "settings.json"), '{"goalModel": 3}');
+    const settings = join(sandbox.env.XDG_CONFIG_HOME as string, "agentloop");
+    mkdirSync(settings, { recursive: true });
+    writeFileSync(join(settings, "settings.json"), '{"goalModel": 3}');
     const model = await startFakeModel("anthropic");
     try {
       const bad = await runCli(["--goal", GOAL, "-p", "hi"], {

@@ -10,8 +10,8 @@ import type { LoopEvent, LoopStopReason } from "../core/events.js";
 import type { Limit } from "../core/limits.js";
 import type { Message } from "../core/messages.js";
 import type { PartHost, SessionPart, StopAnswer, StopCheck } from "../core/part.js";
+import { readAllSettings } from "../core/project-settings.js";
 import type { Provider } from "../core/provider.js";
-import { readAllSettings } from "../core/settings.js";
 import { createGoalCommand, type GoalStatus } from "./goal-command.js";
 import { DEFAULT_GOAL_MAX_TURNS, type GoalOptions } from "./goal-options.js";
 import {
