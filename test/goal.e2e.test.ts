@@ -15,7 +15,7 @@ import {
   type Sandbox,
   startFakeModel,
 } from "./support/cli-harness.js";
-import { type FakeTurn, reply, text, toolUse } from "./support/fake-anthropic-server.js";
+import { type FakeTurn, httpError, reply, text, toolUse } from "./support/fake-anthropic-server.js";
 import { validEvent, validResult } from "./support/schemas.js";
 
 type Event = { type: string; [key: string]: unknown };
@@ -196,6 +196,21 @@ for (const protocol of ["anthropic", "openai"] as Protocol[]) {
       );
       expect(second.code).toBe(0);
       expect(second.checks.map((check) => check.data.verdict)).toEqual(["met"]);
+    });
+
+    it("a judge request that fails ends the run with exit 1, the tokens already spent counted", async () => {
+      const { code, final, checks, judgeRequests } = await run(
+        [reply(text("Blue."))],
+        [reply(text("Met, I think.")), httpError(400, "invalid_request_error", "Refused here.")],
+        ["--goal", GOAL, "what colour is the sky?"],
+      );
+      expect(code).toBe(1);
+      expect(judgeRequests).toHaveLength(2);
+      expect(checks.map((check) => check.data.verdict)).toEqual(["failed"]);
+      expect(checks[0]?.usage).toMatchObject({ output_tokens: expect.any(Number) });
+      expect(final.error).toMatch(
+        /^The goal could not be checked: the judge's request failed: .*Refused here/,
+      );
     });
 
     it("a goal set with --goal in a run stopped by --max-turns is checked again after --continue", async () => {

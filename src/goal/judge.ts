@@ -8,9 +8,12 @@ import { judgeMaterial } from "./judge-material.js";
 import { readVerdict, VERDICT_SHAPE, type Verdict } from "./verdict.js";
 
 export interface JudgeAnswer {
-  /** The verdict, or why the judge's answers could not be read (twice). */
-  outcome: Verdict | { unreadable: string };
-  /** Every request of the check together. */
+  /**
+   * The verdict; or why the judge's answers could not be read (twice); or the error of a
+   * request that failed (after the provider's own retries).
+   */
+  outcome: Verdict | { unreadable: string } | { failed: string };
+  /** Every request of the check together, a failed one's tokens excepted. */
   usage: Usage;
   requests: number;
 }
@@ -25,26 +28,38 @@ ${VERDICT_SHAPE}
 "impossible": the agent cannot meet the condition at all (it contradicts itself, or needs something only the user can give).
 "reason": one or two sentences: what shows the condition holds, or what is still missing. The agent reads it.`;
 
-/** Asks `provider` whether `condition` holds in `messages`; throws what the provider throws. */
+/** Asks `provider` whether `condition` holds in `messages`; rejects only once `signal` aborts. */
 export async function askJudge(
   provider: Provider,
   condition: string,
   messages: readonly Message[],
   signal: AbortSignal,
 ): Promise<JudgeAnswer> {
-  const question: Message = { role: "user", content: judgeQuestion(condition, messages) };
-  const first = await request(provider, [question], signal);
-  const firstRead = readVerdict(textOf(first.message));
-  if (!("problem" in firstRead)) return { outcome: firstRead, usage: first.usage, requests: 1 };
-  const again: Message = {
-    role: "user",
-    content: `That was not the answer asked for: ${firstRead.problem}. Answer again with only the JSON object ${VERDICT_SHAPE}.`,
+  let usage = emptyUsage();
+  let requests = 0;
+  const ask = async (conversation: Message[]) => {
+    requests += 1;
+    const reply = await request(provider, conversation, signal);
+    usage = addUsage(usage, reply.usage);
+    return reply;
   };
-  const second = await request(provider, [question, first.message, again], signal);
-  const secondRead = readVerdict(textOf(second.message));
-  const usage = addUsage(addUsage(emptyUsage(), first.usage), second.usage);
-  if (!("problem" in secondRead)) return { outcome: secondRead, usage, requests: 2 };
-  return { outcome: { unreadable: secondRead.problem }, usage, requests: 2 };
+  const question: Message = { role: "user", content: judgeQuestion(condition, messages) };
+  try {
+    const first = await ask([question]);
+    const firstRead = readVerdict(textOf(first.message));
+    if (!("problem" in firstRead)) return { outcome: firstRead, usage, requests };
+    const again: Message = {
+      role: "user",
+      content: `That was not the answer asked for: ${firstRead.problem}. Answer again with only the JSON object ${VERDICT_SHAPE}.`,
+    };
+    const second = await ask([question, first.message, again]);
+    const secondRead = readVerdict(textOf(second.message));
+    const outcome = "problem" in secondRead ? { unreadable: secondRead.problem } : secondRead;
+    return { outcome, usage, requests };
+  } catch (error) {
+    if (signal.aborted) throw error;
+    return { outcome: { failed: (error as Error).message }, usage, requests };
+  }
 }
 
 /** The condition and the conversation, each inside markers the material cannot close. */

@@ -8,7 +8,7 @@ import type { BackgroundTasks } from "../background/tasks.js";
 import { ConfigError } from "../core/errors.js";
 import type { LoopEvent, LoopStopReason } from "../core/events.js";
 import type { Limit } from "../core/limits.js";
-import type { Message } from "../core/messages.js";
+import { emptyUsage, type Message } from "../core/messages.js";
 import type { PartHost, SessionPart, StopAnswer, StopCheck } from "../core/part.js";
 import { readAllSettings } from "../core/project-settings.js";
 import type { Provider } from "../core/provider.js";
@@ -27,7 +27,7 @@ import {
   restatedGoal,
   verdictOf,
 } from "./goal-texts.js";
-import { askJudge } from "./judge.js";
+import { askJudge, type JudgeAnswer } from "./judge.js";
 import { recordedGoal } from "./recorded-goal.js";
 import { tasksEnded } from "./tasks-ended.js";
 
@@ -98,17 +98,21 @@ export async function createGoalPart(options: GoalPartOptions): Promise<SessionP
         detail: `The goal was not met: no request is left for its check under --max-turns ${options.options.maxTurns}, which counts the judge's requests too. ${stayed}`,
       };
     }
-    let answer: Awaited<ReturnType<typeof askJudge>>;
+    let answer: JudgeAnswer;
     try {
       answer = await askJudge(await judgeProvider(), goal, messages, signal);
     } catch (error) {
       if (signal.aborted) return null;
-      const reason = `the judge's request failed: ${(error as Error).message}`;
-      report({ verdict: "failed", reason, requests: 1 });
-      return { reason: "error", detail: `The goal could not be checked: ${reason}. ${stayed}` };
+      // The judge's model could not start (a --goal-model the provider does not know).
+      answer = { outcome: { failed: (error as Error).message }, usage: emptyUsage(), requests: 0 };
     }
     run.judgeRequests += answer.requests;
     const { usage, requests, outcome } = answer;
+    if ("failed" in outcome) {
+      const reason = `the judge's request failed: ${outcome.failed.replace(/\.$/, "")}`;
+      report({ verdict: "failed", reason, requests, usage: requests > 0 ? usage : undefined });
+      return { reason: "error", detail: `The goal could not be checked: ${reason}. ${stayed}` };
+    }
     if ("unreadable" in outcome) {
       const reason = `the judge answered twice without a verdict (${outcome.unreadable})`;
       report({ verdict: "unreadable", reason, requests, usage });
