@@ -14,7 +14,7 @@ export const LAYERS = [
   ["compaction", "mcp", "skills", "hooks", "memory"],
   ["loop"],
   ["session"],
-  ["agents"],
+  ["agents", "goal"],
   ["assembly"],
   ["terminal", "viewer"],
   ["command-line"],

@@ -192,7 +192,7 @@ async function* beforeStopping(
   const said = await options.beforeStop(answer, signal);
   if (signal.aborted) return { reason: "interrupted", detail: "Interrupted by the user." };
   if (said === null) return end;
-  if ("detail" in said) return { ...end, detail: said.detail };
+  if ("detail" in said) return { ...end, detail: said.detail, reason: said.reason ?? end.reason };
   const message: UserMessage = { role: "user", content: said.goOn };
   state.messages.push(message);
   yield { type: "continuation", turn: state.turnCount, message };

@@ -8,8 +8,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SESSION_PARTS } from "../src/assembly/parts.js";
 import type { LoopEvent } from "../src/core/events.js";
+import { emptyUsage } from "../src/core/messages.js";
 import type { PartHost, SessionPart } from "../src/core/part.js";
 import { createAgentSession } from "../src/session/agent-session.js";
+import { costOf } from "../src/session/cost.js";
 import {
   newSessionId,
   openSessionWriter,
@@ -24,7 +26,11 @@ afterEach(() => {
     rmSync(directory, { recursive: true, force: true });
 });
 
-function sessionWith(parts: SessionPart[], replies = [{ content: [text("Done.")] }]) {
+function sessionWith(
+  parts: SessionPart[],
+  replies = [{ content: [text("Done.")] }],
+  model = "scripted-model",
+) {
   const directory = mkdtempSync(join(tmpdir(), "agentloop-parts-"));
   directories.push(directory);
   const writer = openSessionWriter(directory, {
@@ -36,7 +42,7 @@ function sessionWith(parts: SessionPart[], replies = [{ content: [text("Done.")]
     provider: "scripted",
     startedAt: new Date().toISOString(),
   });
-  const provider = scriptedProvider(replies);
+  const provider = Object.assign(scriptedProvider(replies), { model });
   const session = createAgentSession({
     provider,
     toolbox: createToolbox([]),
@@ -159,6 +165,47 @@ describe("a session's parts", () => {
     expect(seen).toEqual([["user", "assistant"]]);
   });
 
+  it("end the run with the reason a part's stop check names, else as the answer ended", async () => {
+    const judge: SessionPart = {
+      name: "judge",
+      stopCheck: () => async () => ({ detail: "The goal cannot be met.", reason: "error" }),
+    };
+    const { session } = sessionWith([judge]);
+    const { stop } = await run(session, "fix it");
+    expect(stop).toMatchObject({ reason: "error", detail: "The goal cannot be met." });
+    await session.close();
+  });
+
+  it("count the tokens of a part's own request in the session's usage and cost, at its model's price", async () => {
+    const judgeUsage = { ...emptyUsage(), input_tokens: 1000, output_tokens: 100 };
+    const judged: LoopEvent = {
+      type: "part",
+      part: "judge",
+      name: "checked",
+      line: "judge checked",
+      usage: judgeUsage,
+      model: "claude-opus-4-5",
+    };
+    let pending = [judged];
+    const judge: SessionPart = {
+      name: "judge",
+      eventsBefore: () => pending.splice(0),
+    };
+    const { session } = sessionWith([judge], undefined, "claude-haiku-4-5");
+    const { events } = await run(session, "fix it");
+    const reply = events.find((event) => event.type === "assistant_message");
+    if (reply?.type !== "assistant_message") throw new Error("no reply");
+    expect(events).toContainEqual(judged);
+    expect(session.usage().output_tokens).toBe(reply.usage.output_tokens + 100);
+    expect(session.usage().input_tokens).toBe(reply.usage.input_tokens + 1000);
+    const replyCost = costOf("claude-haiku-4-5", reply.usage) as number;
+    const judgeCost = costOf("claude-opus-4-5", judgeUsage) as number;
+    expect(judgeCost).not.toBe(costOf("claude-haiku-4-5", judgeUsage));
+    expect(session.cost()).toBeCloseTo(replyCost + judgeCost, 10);
+    pending = [];
+    await session.close();
+  });
+
   it("close in the reverse of the list, after the work beside the loop has ended", async () => {
     const order: string[] = [];
     const closing = (name: string): SessionPart => ({
@@ -192,6 +239,7 @@ describe("the list a session is assembled from", () => {
       "memory",
       "agents",
       "background",
+      "goal",
       "mcp",
     ]);
   });

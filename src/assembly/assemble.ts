@@ -217,6 +217,7 @@ export async function assembleSession(
   notices.push(...skills.skipped, ...memory.problems);
 
   const partsStarting = startParts(entries, {
+    options,
     cwd: options.cwd,
     env: userEnv,
     toolNames: names,

@@ -16,9 +16,12 @@ import type { LoadedSkills } from "../skills/loaded-skills.js";
 import type { Skill } from "../skills/skill.js";
 import type { ToolName } from "../tools/tool-set.js";
 import type { SessionIO } from "./session-io.js";
+import type { SessionOptions } from "./session-options.js";
 
 /** What the parts are started from: the session's settings and what the assembly made before. */
 export interface PartContext {
+  /** The front end's settings (the command line's flags), before the settings files add theirs. */
+  options: SessionOptions;
   cwd: string;
   /** The real environment: where the user's settings, skills, agents and approvals are. */
   env: NodeJS.ProcessEnv;
@@ -114,6 +117,18 @@ export const SESSION_PARTS: readonly PartEntry[] = [
     },
   },
   { name: "background", start: async (context) => context.background },
+  {
+    name: "goal",
+    async start(context) {
+      const { createGoalPart } = await import("../goal/part.js");
+      return createGoalPart({
+        options: context.options,
+        env: context.env,
+        tasks: context.background.tasks,
+        startModel: context.startModel,
+      });
+    },
+  },
   {
     name: "mcp",
     async start(context) {

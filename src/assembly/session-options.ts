@@ -1,6 +1,7 @@
 // What a session is assembled from: the settings a front end gathers (the command line's flags,
 // an editor's request), before the settings files and the environment add theirs.
 
+import type { GoalOptions } from "../goal/goal-options.js";
 import type { Effort, ThinkingMode } from "../providers/thinking-options.js";
 import type { Resume } from "./session-file-open.js";
 
@@ -31,4 +32,6 @@ export interface SessionOptions {
   allowNetwork: boolean;
   /** Memory across sessions on (--memory), whatever the user's settings say. */
   memory?: boolean;
+  /** The goal the session works toward, and its judge (--goal, --goal-model, --goal-max-turns). */
+  goal?: GoalOptions;
 }

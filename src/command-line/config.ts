@@ -5,6 +5,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { SessionOptions } from "../assembly/session-options.js";
 import { ConfigError } from "../core/errors.js";
+import { goalCondition } from "../goal/goal-options.js";
 import { EFFORTS, settingOf, THINKING_MODES } from "../providers/thinking-options.js";
 
 export type OutputFormat = "text" | "json" | "stream-json";
@@ -67,6 +68,10 @@ Options:
                                  (default: bash,read,write,edit; skill when there are skills;
                                  add agent for subagents, todo_write for the todo list)
   --mcp-config FILE              MCP servers to add, in .mcp.json's format (may be repeated)
+  --goal CONDITION               work until a separate judge finds CONDITION met (exit 0),
+                                 impossible (exit 1) or the budget spent (exit 3); /goal in the REPL
+  --goal-model M                 the judge's model, of the same provider (default: the session's)
+  --goal-max-turns N             continuations in a row before the goal gives up (default 8)
   --output-format F              text, json or stream-json (one-shot mode)
   --continue                     continue the latest session in this directory
   --resume ID                    continue the given session
@@ -156,6 +161,14 @@ export function parseCommandLine(argv: string[], currentDirectory = process.cwd(
     permissionMode,
     allowNetwork: values["allow-network"] ?? false,
     memory: values.memory ?? false,
+    goal: {
+      condition: values.goal === undefined ? undefined : goalCondition(values.goal, "--goal"),
+      model: values["goal-model"],
+      maxTurns:
+        values["goal-max-turns"] === undefined
+          ? undefined
+          : positiveInteger("--goal-max-turns", values["goal-max-turns"]),
+    },
   };
 }
 
@@ -179,6 +192,9 @@ function parseFlags(argv: string[]) {
       tools: { type: "string" },
       "mcp-config": { type: "string", multiple: true },
       "output-format": { type: "string" },
+      goal: { type: "string" },
+      "goal-model": { type: "string" },
+      "goal-max-turns": { type: "string" },
       continue: { type: "boolean", short: "c" },
       resume: { type: "string", short: "r" },
       "permission-mode": { type: "string" },

@@ -83,6 +83,13 @@ export interface PartEvent {
   line: string;
   /** Details for programs. */
   data?: Record<string, unknown>;
+  /**
+   * The tokens of a model request the part made on its own (the goal's judge): the session
+   * counts them in its usage and cost like a turn's, priced at `model`.
+   */
+  usage?: Usage;
+  /** The model that request went to; without it, the session's. */
+  model?: string;
 }
 
 /** A background task (s11) started, was told to the model as ended, or was stopped. */
@@ -200,5 +207,12 @@ export interface LoopStop {
 export function requestUsage(event: LoopEvent): Usage | null {
   if (event.type === "assistant_message") return event.usage;
   if (event.type === "compaction" && event.kind === "summary") return event.usage;
+  if (event.type === "part") return event.usage ?? null;
   return null;
+}
+
+/** The model that priced the request `requestUsage` found, when it is not the session's own. */
+export function requestModel(event: LoopEvent): string | undefined {
+  if (event.type === "subagent") return event.model;
+  return event.type === "part" ? event.model : undefined;
 }

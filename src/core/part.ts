@@ -8,7 +8,7 @@
 // Every field is optional: a part fills in what it contributes. None of the functions may throw
 // unless its comment says so; a part that fails says so in its events or notes instead.
 
-import type { CompactionTrigger, LoopEvent } from "./events.js";
+import type { CompactionTrigger, LoopEvent, LoopStopReason } from "./events.js";
 import type { Limit } from "./limits.js";
 import type { Message, ToolUseBlock } from "./messages.js";
 import type { NoticeSource } from "./notices.js";
@@ -27,8 +27,12 @@ export interface ToolOffer {
   forChild: boolean;
 }
 
-/** The answer to a finished answer: go on with a message, stop saying why, or null to stop as it would. */
-export type StopAnswer = { goOn: string } | { detail: string } | null;
+/**
+ * The answer to a finished answer: go on with a message, stop saying why, or null to stop as it
+ * would. A stop ends as "end_turn" unless `reason` names another: a goal judged impossible ends
+ * as an "error" (exit 1), one over its budget as "max_turns" (exit 3).
+ */
+export type StopAnswer = { goOn: string } | { detail: string; reason?: LoopStopReason } | null;
 /** Asked when the model's answer is done, before the loop stops (the loop's `beforeStop`). */
 export type StopCheck = (answer: string, signal: AbortSignal) => Promise<StopAnswer>;
 

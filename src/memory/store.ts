@@ -7,8 +7,8 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { cp, mkdir, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { stateDirectory } from "../core/state-directory.js";
 import { writeFileAtomically } from "../core/atomic-write.js";
+import { stateDirectory } from "../core/state-directory.js";
 import {
   describeEntry,
   entryLine,

@@ -5,7 +5,7 @@
 import { dirname, join } from "node:path";
 import type { Compaction } from "../compaction/compaction.js";
 import { ConfigError } from "../core/errors.js";
-import { type LoopEvent, type LoopStop, requestUsage } from "../core/events.js";
+import { type LoopEvent, type LoopStop, requestModel, requestUsage } from "../core/events.js";
 import { type Limit, maxCostLimit, repeatedCallLimit } from "../core/limits.js";
 import {
   addUsage,
@@ -123,6 +123,7 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
   function* partEvents(events: LoopEvent[]): Generator<LoopEvent> {
     for (const event of events) {
       writer.recordEvent(event);
+      count(event);
       yield event;
     }
   }
@@ -132,7 +133,7 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
     const used = requestUsage(inner);
     if (!used) return;
     usage = addUsage(usage, used);
-    const dollars = costOf(event.type === "subagent" ? event.model : provider.model, used);
+    const dollars = costOf(requestModel(event) ?? provider.model, used);
     cost = cost === null || dollars === null ? null : cost + dollars;
   };
   /** The loop's next event; meanwhile, every event a part reports while the step runs. */
