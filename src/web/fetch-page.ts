@@ -44,7 +44,7 @@ export async function fetchPage(
     return await follow(url, options, signal);
   } catch (error) {
     if (deadline.aborted && !(error instanceof FetchRefused)) {
-      throw new Error(`${url.href} did not arrive within ${options.totalTimeoutMs / 1000} s.`);
+      throw new Error(`it did not arrive within ${options.totalTimeoutMs / 1000} s.`);
     }
     throw error;
   }

@@ -104,7 +104,8 @@ async function fetchOnce(
   } catch (error) {
     if (error instanceof FetchRefused) return { failed: error.message };
     if (signal.aborted) return { failed: "Interrupted; nothing was fetched." };
-    return { failed: `Cannot fetch ${url.href}: ${(error as Error).message}` };
+    const message = (error as Error).message.replace(/\.?$/, ".");
+    return { failed: `Cannot fetch ${url.href}: ${message}` };
   }
 }
 
