@@ -121,12 +121,14 @@ export const SESSION_PARTS: readonly PartEntry[] = [
   {
     name: "web",
     async start(context) {
-      if (!context.toolNames.includes("web_fetch")) return null;
+      const fetch = context.toolNames.includes("web_fetch");
+      const search = context.toolNames.includes("web_search");
+      if (!fetch && !search) return null;
       const [{ startWebPart }, rules] = await Promise.all([
         import("../web/start.js"),
         loadPermissionRules({ workspace: context.cwd, env: context.env }),
       ]);
-      return startWebPart({ ...context, rules, mode: context.modes.current });
+      return startWebPart({ ...context, rules, mode: context.modes.current, fetch, search });
     },
   },
 ];

@@ -17,6 +17,7 @@ import {
   type MessageParam,
   Messages,
   type TextBlockParam,
+  type ToolUnion,
 } from "@anthropic-ai/sdk/resources/messages";
 import { ConfigError, ProviderError } from "../core/errors.js";
 import type { AssistantBlock, Message, StopReason, UserMessage } from "../core/messages.js";
@@ -45,6 +46,7 @@ import type {
 } from "./provider.js";
 import { type RetryPolicy, withRetries } from "./retry.js";
 import { onceEach, withSdkWarnings } from "./sdk-warnings.js";
+import { serverToolOf } from "./server-tools.js";
 import type { ThinkingOptions } from "./thinking-options.js";
 
 export interface AnthropicProviderOptions {
@@ -302,14 +304,26 @@ function toStopReason(reason: AnthropicMessage["stop_reason"]): StopReason {
  * system prompt caches tools + system, and the one on the newest message's last block caches
  * the whole conversation so far, which the next request reads back.
  */
-function toolsWithBreakpoint(tools: ToolDefinition[]): AnthropicTool[] {
+function toolsWithBreakpoint(tools: ToolDefinition[]): ToolUnion[] {
   return tools.map((tool, index) => ({
-    name: tool.name,
-    description: tool.description,
-    input_schema: tool.input_schema as AnthropicTool.InputSchema,
+    ...(serverToolOf(tool) === "anthropic_web_search"
+      ? WEB_SEARCH
+      : {
+          name: tool.name,
+          description: tool.description,
+          input_schema: tool.input_schema as AnthropicTool.InputSchema,
+        }),
     ...(index === tools.length - 1 && { cache_control: EPHEMERAL }),
   }));
 }
+
+/**
+ * Anthropic's web search server tool, in its basic version (the later ones filter results with
+ * code execution): https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool.
+ * Its `server_tool_use` and `web_search_tool_result` blocks, encrypted content and all, are kept
+ * as opaque blocks (keptBlock) and go back unchanged. Each search costs $10 per 1,000.
+ */
+const WEB_SEARCH = { type: "web_search_20250305", name: "web_search", max_uses: 5 } as const;
 
 function messagesWithBreakpoint(messages: Message[]): MessageParam[] {
   return messages.map((original, index): MessageParam => {

@@ -3,7 +3,7 @@
 // The todo list (s05) is offered by default only to a local model: small models lose track of a
 // task of many steps first, while frontier models plan on their own and the default stays lean.
 // `skill` (s07) is in the default set, and offered only when there is a skill the model may load.
-// The agent tool (s06) and web_fetch (src/web/) are offered only when chosen.
+// The agent tool (s06), web_fetch and web_search (src/web/) are offered only when chosen.
 
 import { ConfigError } from "../core/errors.js";
 import { readAllSettings } from "../core/settings.js";
@@ -17,6 +17,7 @@ export const TOOL_NAMES = [
   "skill",
   "agent",
   "web_fetch",
+  "web_search",
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
@@ -32,7 +33,7 @@ export async function chooseToolNames(input: {
   // The agent tool (s06, src/agents/) is offered when chosen, as todo_write is to a hosted model.
   let chosen: ToolName[] = TOOL_NAMES.filter(
     (name) =>
-      name !== "agent" && name !== "web_fetch" && (name !== "todo_write" || input.localModel),
+      name !== "agent" && !name.startsWith("web_") && (name !== "todo_write" || input.localModel),
   );
   for (const { file, settings } of await readAllSettings(input)) {
     if (settings.tools === undefined) continue;

@@ -1,14 +1,16 @@
-// The web part: the web_fetch tool, its permission gate and its address check, and an event
-// for each fetch (URL, size, time) that the terminal, the viewer and stream-json show.
+// The web part: the web_fetch tool, its permission gate and its address check, the provider's
+// own web search where there is one, and an event for each fetch (URL, size, time) and each
+// search (query, results) that the terminal, the viewer and stream-json show.
 
 import { rmSync } from "node:fs";
 import type { LoopEvent } from "../core/events.js";
-import type { SessionPart } from "../core/part.js";
+import type { PartHost, SessionPart } from "../core/part.js";
 import type { Tool } from "../core/tool.js";
 import { type AddressPolicy, systemResolver } from "./checked-address.js";
 import { createFetchGate, type GateOptions } from "./fetch-gate.js";
 import { sizeOf } from "./page-content.js";
 import { createWebFetchTool } from "./web-fetch-tool.js";
+import { createWebSearchTool, searchEvents } from "./web-search.js";
 
 export const FETCH_LIMITS = {
   connectTimeoutMs: 10_000,
@@ -18,6 +20,9 @@ export const FETCH_LIMITS = {
 const PAGE_CHARS = 50_000;
 
 export interface WebPartOptions extends GateOptions {
+  /** Offer web_fetch; offer the provider's web search (where the provider has one). */
+  fetch: boolean;
+  search: boolean;
   /** From the user's settings (web-settings.ts). */
   allowHosts: readonly string[];
   /** Where binary downloads go; removed when the session closes. */
@@ -46,12 +51,22 @@ export function createWebPart(options: WebPartOptions): SessionPart {
       });
     },
   }) as Tool;
-  const tools = [webFetch];
+  const fetchOnly = options.fetch ? [webFetch] : [];
+  const withSearch = [...fetchOnly, createWebSearchTool()];
+  let host: PartHost | undefined;
   return {
     name: "web",
+    attach(session) {
+      host = session;
+    },
     // A subagent fetches under the same gate: it asks the same person, under the same rules.
-    tools: () => tools,
+    // Search is the session's own, and only where the provider runs it (Anthropic's API).
+    tools: (offer) =>
+      options.search && !offer.forChild && host?.provider().name === "anthropic"
+        ? withSearch
+        : fetchOnly,
     eventsBefore: () => events.splice(0),
+    eventsAfter: searchEvents,
     async close() {
       rmSync(options.downloads, { recursive: true, force: true });
       return [];

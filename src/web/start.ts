@@ -16,6 +16,9 @@ export interface WebStart extends Omit<GateOptions, "workspace" | "ask"> {
   notice(sentence: string): void;
   /** The sandbox's scratch directory, when there is one: commands there can read the downloads. */
   scratch: string | undefined;
+  /** Which of the part's tools were chosen. */
+  fetch: boolean;
+  search: boolean;
 }
 
 export async function startWebPart(start: WebStart): Promise<SessionPart> {
@@ -27,6 +30,8 @@ export async function startWebPart(start: WebStart): Promise<SessionPart> {
     workspace: start.cwd,
     ask: start.io.askPermission,
     allowHosts: settings.allowHosts,
+    fetch: start.fetch,
+    search: start.search,
     downloads: mkdtempSync(join(start.scratch ?? tmpdir(), "agentloop-web-")),
   });
 }
