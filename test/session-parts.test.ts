@@ -171,6 +171,7 @@ describe("the list a session is assembled from", () => {
       "agents",
       "background",
       "mcp",
+      "web",
     ]);
   });
 });
