@@ -1,5 +1,5 @@
-// The provider's own web search: Anthropic runs it on its servers (the server tool is sent by
-// src/providers/anthropic.ts, in place of this tool's definition). agentloop neither calls it
+// The provider's own web search: Anthropic runs it on its servers (src/providers/anthropic.ts
+// sends its server tool in place of this tool's definition, which its schema marks). agentloop neither calls it
 // nor sees its pages; what it does see is kept and shown: the searches and the results found,
 // as events after each reply that made any. Chat Completions and the local model get no search,
 // and OpenAI's hosted search on the Responses API is not offered yet (docs/web.md says why).
@@ -7,7 +7,7 @@
 import type { LoopEvent, PartEvent } from "../core/events.js";
 import type { Tool } from "../core/tool.js";
 import { plural } from "../core/wording.js";
-import { serverToolSchema } from "../providers/server-tools.js";
+import { webSearchSchema } from "../providers/anthropic.js";
 
 export const WEB_SEARCH = "web_search";
 
@@ -19,7 +19,7 @@ export function createWebSearchTool(): Tool {
     name: WEB_SEARCH,
     description:
       "Search the web. Runs on the model provider's servers; cite the pages you use from its results.",
-    inputSchema: serverToolSchema("anthropic_web_search"),
+    inputSchema: webSearchSchema(),
     // Only a provider that does not run server tools could send this call, and none is given it.
     async run() {
       return {
