@@ -3,7 +3,7 @@
 // purpose: a page can change, and a converted page can be several megabytes of text.
 
 export const CACHE_MINUTES = 15;
-const MAX_PAGES = 20;
+const MAX_PAGES = 10;
 
 export class PageCache<Page> {
   private readonly pages = new Map<string, { page: Page; at: number }>();
