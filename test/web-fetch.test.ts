@@ -104,7 +104,15 @@ function resolver(): Resolver & { asked: string[] } {
   return Object.assign(resolve, { asked });
 }
 
-function setup(options: { maxBytes?: number; totalTimeoutMs?: number; pageChars?: number } = {}) {
+interface SetupOptions {
+  maxBytes?: number;
+  totalTimeoutMs?: number;
+  pageChars?: number;
+  /** Allow rules, judged in auto mode; without them the gate is yolo's. */
+  allow?: string[];
+}
+
+function setup(options: SetupOptions = {}) {
   const directory = mkdtempSync(join(tmpdir(), "agentloop-web-test-"));
   downloads.push(directory);
   const resolve = resolver();
@@ -116,7 +124,11 @@ function setup(options: { maxBytes?: number; totalTimeoutMs?: number; pageChars?
       maxBytes: options.maxBytes ?? 10 * 1024 * 1024,
       policy: { resolve, allowHosts: [`docs.example.test:${server.port}`] },
     },
-    gate: createFetchGate({ mode: () => "yolo", rules: noRules(), workspace: directory }),
+    gate: createFetchGate({
+      mode: () => (options.allow ? "auto" : "yolo"),
+      rules: { ...noRules(), allow: options.allow ?? [] },
+      workspace: directory,
+    }),
     pageChars: options.pageChars ?? 50_000,
     downloads: directory,
     onFetched: (event) => fetched.push(event),
@@ -274,31 +286,16 @@ describe("web_fetch makes no connection to an address it refuses", () => {
   );
 
   it("does not follow a redirect to another host that needs its own permission", async () => {
-    const { fetch, docs, resolve } = setup();
-    const gated = createWebFetchTool({
-      fetch: {
-        connectTimeoutMs: 2_000,
-        totalTimeoutMs: 5_000,
-        maxBytes: 1024,
-        policy: { resolve, allowHosts: [`docs.example.test:${server.port}`] },
-      },
-      gate: createFetchGate({
-        mode: () => "auto",
-        rules: { allow: ["web_fetch(domain:docs.example.test)"], ask: [], deny: [] },
-        workspace: tmpdir(),
-      }),
-      pageChars: 1000,
-      downloads: tmpdir(),
-      onFetched: () => undefined,
-    });
-    const result = await gated.run(
-      { url: `${docs}/to-elsewhere` },
-      { signal: new AbortController().signal },
-    );
+    const { fetch, docs, resolve } = setup({ allow: ["web_fetch(domain:docs.example.test)"] });
+    const result = await fetch({ url: `${docs}/to-elsewhere` });
     expect(result.content).toBe(
       `${docs}/to-elsewhere redirects to another host: https://elsewhere.example.test/page. It was not followed; call web_fetch with that URL to fetch it.`,
     );
     expect(resolve.asked).not.toContain("elsewhere.example.test");
+  });
+
+  it("refuses a gopher: URL", async () => {
+    const { fetch } = setup();
     expect(await fetch({ url: "gopher://docs.example.test/" })).toEqual({
       isError: true,
       content: "Only http and https URLs can be fetched; gopher is not one.",
