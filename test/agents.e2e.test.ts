@@ -194,6 +194,11 @@ describe.each(["anthropic", "openai", "responses"] as const)(
       const sandbox = freshSandbox();
       mkdirSync(join(sandbox.workspace, ".agentloop"), { recursive: true });
       writeFileSync(join(sandbox.workspace, ".agentloop", "settings.json"), '{"agentDepth": 2}');
+      // A project's agentDepth widens what runs: it counts once the person's settings allow it.
+      const config = join(sandbox.env.XDG_CONFIG_HOME as string, "agentloop");
+      mkdirSync(config, { recursive: true });
+      const allowed = { allowProjectSettings: [sandbox.workspace] };
+      writeFileSync(join(config, "settings.json"), JSON.stringify(allowed));
       const { code, sent, events } = await run(
         [
           reply(agentCall("call_d1", "Delegate.")),

@@ -129,17 +129,24 @@ describe("ask mode", () => {
     });
   });
 
-  it("remembers always in the project settings and stops asking", async () => {
+  it("remembers always in the local settings file, not the committed one, and stops asking", async () => {
     const { ask, questions } = answering("always");
-    const { check, workspace } = setup("ask", { ask });
+    const state = mkdtempSync(join(tmpdir(), "agentloop-state-"));
+    const env = { XDG_CONFIG_HOME: join(state, "config"), XDG_STATE_HOME: state };
+    const { check, workspace } = setup("ask", { ask, env });
     mkdirSync(join(workspace, ".agentloop"));
-    writeFileSync(join(workspace, ".agentloop", "settings.json"), '{"theme": "dark"}');
+    const committed = join(workspace, ".agentloop", "settings.json");
+    writeFileSync(committed, '{"theme": "dark"}');
     expect(await check("npm run build")).toEqual({ allowed: true });
     expect(await check("npm run build -- --watch")).toEqual({ allowed: true });
     expect(questions).toHaveLength(1);
-    const saved = JSON.parse(readFileSync(join(workspace, ".agentloop", "settings.json"), "utf8"));
-    expect(saved).toEqual({ theme: "dark", permissions: { allow: ["npm run"] } });
-    expect((await loadPermissionRules({ workspace, env: {}, home })).allow).toEqual(["npm run"]);
+    expect(readFileSync(committed, "utf8")).toBe('{"theme": "dark"}');
+    const local = join(workspace, ".agentloop", "settings.local.json");
+    expect(JSON.parse(readFileSync(local, "utf8"))).toEqual({
+      permissions: { allow: ["npm run"] },
+    });
+    // The person's own file: its rule is in force in the next session too.
+    expect((await loadPermissionRules({ workspace, env, home })).allow).toEqual(["npm run"]);
   });
 
   it("asks before a tool that may write, and not before one that declares it reads", async () => {

@@ -7,13 +7,21 @@ import { describe, expect, it } from "vitest";
 import { ConfigError } from "../src/core/errors.js";
 import { chooseToolNames } from "../src/tools/tool-set.js";
 
+/**
+ * A workspace whose project settings are `settings`, which the person's own settings allow
+ * ("tools" widens what runs, so a project's counts only once allowed: project-settings.test.ts).
+ */
 function workspaceWithSettings(settings: object | null) {
   const workspace = mkdtempSync(join(tmpdir(), "agentloop-tools-"));
+  const config = join(workspace, "user-config");
+  mkdirSync(join(config, "agentloop"), { recursive: true });
+  const allowed = { allowProjectSettings: [workspace] };
+  writeFileSync(join(config, "agentloop", "settings.json"), JSON.stringify(allowed));
   if (settings) {
     mkdirSync(join(workspace, ".agentloop"));
     writeFileSync(join(workspace, ".agentloop", "settings.json"), JSON.stringify(settings));
   }
-  return { workspace, env: { XDG_CONFIG_HOME: join(workspace, "no-user-config") } };
+  return { workspace, env: { XDG_CONFIG_HOME: config, XDG_STATE_HOME: join(workspace, "state") } };
 }
 
 describe("choosing the tool set", () => {

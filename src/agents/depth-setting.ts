@@ -2,7 +2,7 @@
 // the default, a child has no agent tool; at 2 or 3 a child may run children of its own.
 
 import { ConfigError } from "../core/errors.js";
-import { readAllSettings } from "../core/settings.js";
+import { readAllSettings } from "../core/project-settings.js";
 
 export const DEFAULT_AGENT_DEPTH = 1;
 export const MAX_AGENT_DEPTH = 3;

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { directoriesFromRepositoryRoot } from "../skills/places.js";
+import { directoriesFromRepositoryRoot } from "../core/git-directory.js";
 import { BUILT_IN_AGENTS } from "./built-ins.js";
 import { type AgentDefinition, parseDefinition } from "./definition.js";
 

@@ -7,7 +7,6 @@ import { join } from "node:path";
 import { createBackgroundPart } from "../background/part.js";
 import { createCompaction } from "../compaction/compaction.js";
 import { chooseCompaction, contextWindowOf } from "../compaction/settings.js";
-import { readDotenv } from "../core/dotenv.js";
 import { ConfigError } from "../core/errors.js";
 import type { SessionPart } from "../core/part.js";
 import { stateDirectory } from "../core/state-directory.js";
@@ -19,6 +18,7 @@ import {
   loadPermissionRules,
   parsePermissionMode,
 } from "../permissions/policy.js";
+import { approveProjectSettings } from "../permissions/project-approval.js";
 import { createRedactor, secretValues } from "../permissions/secrets.js";
 import { createPlanningPart } from "../planning/part.js";
 import { createPlanMode } from "../planning/plan-mode.js";
@@ -29,6 +29,7 @@ import { type ResolvedProvider, resolveProvider } from "../providers/presets.js"
 import type { Provider } from "../providers/provider.js";
 import type { ModelSettings, ProviderHooks } from "../providers/provider-options.js";
 import { chooseThinking } from "../providers/thinking-options.js";
+import { workspaceEnvironment } from "../providers/workspace-env.js";
 import { type AgentSession, createAgentSession } from "../session/agent-session.js";
 import { sessionsDirectory } from "../session/session-file.js";
 import { buildSystemPrompt } from "../session/system-prompt.js";
@@ -73,8 +74,8 @@ export async function assembleSession(
   // The real environment wins over .env, which configures agentloop only and is never
   // passed on to the commands it runs. Where settings, approvals and sessions live comes from
   // the real environment alone: a repository's .env must not point agentloop at files it wrote.
-  const env = { ...readDotenv(join(options.cwd, ".env")), ...process.env };
   const userEnv = process.env;
+  const env = await workspaceEnvironment({ ...options, workspace: options.cwd, env: userEnv });
   const where = { workspace: options.cwd, env: userEnv };
   const api = await chooseApi({ flag: options.api, workspace: options.cwd, env: userEnv });
   /** A model of the session's provider: the one chosen, or another (/model, an agent's). */
@@ -118,6 +119,12 @@ export async function assembleSession(
     );
   }
 
+  // Before anything reads the settings: which of the project's wait for the person's trust.
+  await approveProjectSettings({
+    ...where,
+    ask: mode === "ask" ? io.approveProjectSettings : undefined,
+    onNotice: notice,
+  });
   const [names, rules] = await Promise.all([
     chooseToolNames({
       flag: options.tools,

@@ -4,9 +4,9 @@
 
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { readDotenv } from "../core/dotenv.js";
 import { ConfigError } from "../core/errors.js";
 import { resolveProvider } from "../providers/presets.js";
+import { workspaceEnvironment } from "../providers/workspace-env.js";
 import type { RunCommand } from "./command-line.js";
 import { startRateGate } from "./rate-gate.js";
 import type { AgentCommand } from "./run-task.js";
@@ -29,7 +29,12 @@ export async function prepareAgents(
   /** Also told of each pause, to spread it further (to every worker of a queue). */
   onPause?: (ms: number) => void,
 ): Promise<{ agent: AgentCommand; close: () => Promise<void> }> {
-  const env = { ...readDotenv(join(process.cwd(), ".env")), ...io.env };
+  const env = await workspaceEnvironment({
+    workspace: process.cwd(),
+    env: io.env,
+    provider: command.agent.provider,
+    baseURL: command.agent.baseURL,
+  });
   const resolved = resolveProvider({
     provider: command.agent.provider,
     model: command.agent.model,

@@ -4,7 +4,7 @@
 
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { writeFileAtomically } from "../tools/atomic-write.js";
+import { writeFileAtomically } from "../core/atomic-write.js";
 import { type BatchSummary, summarize } from "./pool.js";
 import { PATCH_FILE, readResult, type TaskResult, taskDirectory } from "./task-result.js";
 

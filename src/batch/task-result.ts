@@ -4,8 +4,8 @@
 
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomically } from "../core/atomic-write.js";
 import type { Usage } from "../core/messages.js";
-import { writeFileAtomically } from "../tools/atomic-write.js";
 
 export type TaskStatus = "success" | "failed" | "error" | "timeout" | "cancelled";
 

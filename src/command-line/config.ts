@@ -84,7 +84,10 @@ Instructions: AGENTS.md or CLAUDE.md (with @path imports), ~/.config/agentloop/A
   AGENTS.local.md last.
 Subagents: .agentloop/agents/NAME.md or .claude/agents/NAME.md (and ~/.config/agentloop/agents/).
 Hooks: "hooks" in ~/.config/agentloop/settings.json or .agentloop/settings.json, in Claude
-  Code's format; a project's hooks run once you approve them. /hooks lists them.`;
+  Code's format; a project's hooks run once you approve them. /hooks lists them.
+Settings: ~/.config/agentloop/settings.json, then .agentloop/settings.json and
+  settings.local.json; what a project's would widen (allow rules, tools) applies once you approve
+  it, and a .env's base URL only with its own key. /permissions lists the rules.`;
 
 export function parseCommandLine(argv: string[], currentDirectory = process.cwd()): CommandLine {
   let parsed: ReturnType<typeof parseFlags>;

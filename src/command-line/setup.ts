@@ -10,7 +10,7 @@ import {
 } from "../assembly/assemble.js";
 import type { SessionIO } from "../assembly/session-io.js";
 import { terminalAsk } from "../terminal/ask.js";
-import { terminalHooksAsk, terminalMcpAsk } from "../terminal/mcp-ask.js";
+import { terminalHooksAsk, terminalMcpAsk, terminalSettingsAsk } from "../terminal/mcp-ask.js";
 import { terminalPlanApproval } from "../terminal/plan-approval.js";
 import type { RunOptions } from "./config.js";
 
@@ -37,6 +37,7 @@ export function terminalIO(
   return {
     askPermission: readline && terminalAsk(readline, holdProgress),
     approveMcpServer: readline && terminalMcpAsk(readline),
+    approveProjectSettings: readline && terminalSettingsAsk(readline),
     approveProjectHooks: readline && terminalHooksAsk(readline),
     approvePlan: readline && terminalPlanApproval(readline, holdProgress),
     notice: say,

@@ -2,7 +2,7 @@
 // command line, then the settings files, then what agentloop knows about the model.
 
 import { ConfigError } from "../core/errors.js";
-import { readAllSettings } from "../core/settings.js";
+import { readAllSettings } from "../core/project-settings.js";
 import { DEFAULT_CONTEXT_WINDOW, modelFacts } from "../providers/model-table.js";
 
 export interface CompactionChoice {

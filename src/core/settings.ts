@@ -1,6 +1,8 @@
-// The settings files: the user's ($XDG_CONFIG_HOME/agentloop/settings.json) and the project's
-// (.agentloop/settings.json). Each part of agentloop reads its own keys from them; the
-// project's file wins where both set a key.
+// The settings files: the user's ($XDG_CONFIG_HOME/agentloop/settings.json), the project's
+// (.agentloop/settings.json, which the repository ships) and the project's local one
+// (.agentloop/settings.local.json, the person's own in this project, where "always" writes).
+// Each part of agentloop reads its own keys from them through project-settings.ts, which
+// holds back what a project's files may not decide alone.
 
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
@@ -11,22 +13,13 @@ export function projectSettingsPath(workspace: string): string {
   return join(workspace, ".agentloop", "settings.json");
 }
 
+export function localSettingsPath(workspace: string): string {
+  return join(workspace, ".agentloop", "settings.local.json");
+}
+
 export function userSettingsPath(env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
   const configHome = env.XDG_CONFIG_HOME || join(home, ".config");
   return join(configHome, "agentloop", "settings.json");
-}
-
-/** The user's settings, then the project's, each as a JSON object (a missing file is {}). */
-export async function readAllSettings(options: {
-  workspace: string;
-  env?: NodeJS.ProcessEnv;
-  home?: string;
-}): Promise<{ file: string; settings: Record<string, unknown> }[]> {
-  const files = [
-    userSettingsPath(options.env, options.home),
-    projectSettingsPath(options.workspace),
-  ];
-  return Promise.all(files.map(async (file) => ({ file, settings: await readSettings(file) })));
 }
 
 export async function readSettings(file: string): Promise<Record<string, unknown>> {

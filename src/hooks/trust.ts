@@ -7,12 +7,19 @@
 
 import { createHash } from "node:crypto";
 import { join } from "node:path";
+import {
+  type ApprovalContext,
+  answersFor,
+  approveDefinition,
+  noticeSelfApproval,
+  projectKey,
+  rememberAnswer,
+} from "../core/approvals.js";
 import { canonicalJson } from "../core/canonical-json.js";
 import { ConfigError } from "../core/errors.js";
-import { projectSettingsPath, readSettings, userSettingsPath } from "../core/settings.js";
+import { readSettings, userSettingsPath } from "../core/settings.js";
 import { stateDirectory } from "../core/state-directory.js";
 import { plural } from "../core/wording.js";
-import { answersFor, approveDefinition, projectKey, rememberAnswer } from "../mcp/approval.js";
 import type { HookDefinition } from "./config.js";
 
 export interface HookApprovalQuestion {
@@ -21,14 +28,7 @@ export interface HookApprovalQuestion {
   hooks: string[];
 }
 
-export interface HookTrustContext {
-  workspace: string;
-  /** The real environment: a repository that could set XDG_CONFIG_HOME could approve itself. */
-  env: NodeJS.ProcessEnv;
-  /** Present only at a terminal in permission mode ask; null is Ctrl-C (asked again next time). */
-  ask?: (question: HookApprovalQuestion) => Promise<boolean | null>;
-  onNotice: (sentence: string) => void;
-}
+export type HookTrustContext = ApprovalContext<HookApprovalQuestion>;
 
 export interface TrustedHooks {
   running: HookDefinition[];
@@ -49,7 +49,7 @@ export async function trustHooks(
   if (typeof allowAll !== "boolean") {
     throw new ConfigError(`"allowProjectHooks" in ${userFile} must be true or false.`);
   }
-  await noticeProjectAllowance(context, userFile);
+  await noticeSelfApproval(context, ["allowProjectHooks"], "a project's hooks", context.onNotice);
   if (allowAll) return { running: hooks, skipped: [] };
 
   const stateFile = hookApprovalsPath(context.env);
@@ -97,13 +97,4 @@ function hooksHash(hooks: HookDefinition[]): string {
     onFailure,
   }));
   return createHash("sha256").update(canonicalJson(defined)).digest("hex");
-}
-
-/** The project's own settings may not allow its hooks; say so when they try. */
-async function noticeProjectAllowance(context: HookTrustContext, userFile: string): Promise<void> {
-  const file = projectSettingsPath(context.workspace);
-  if ((await readSettings(file)).allowProjectHooks === undefined) return;
-  context.onNotice(
-    `"allowProjectHooks" in ${file} is ignored: only your own settings (${userFile}) can allow a project's hooks.`,
-  );
 }

@@ -10,13 +10,15 @@ import { homedir, tmpdir } from "node:os";
 import { ConfigError } from "../core/errors.js";
 import type { ToolUseBlock } from "../core/messages.js";
 import { PERMISSION_MODES, type PermissionMode } from "../core/permission-mode.js";
+import { userSettingsPath } from "../core/settings.js";
 import { resolveToolPath } from "../core/tool-path.js";
 import { initShellParser, isShellParserReady } from "../shell/parse.js";
 import type { Tool } from "../tools/tool.js";
 import type { PermissionCheck, PermissionHint } from "../tools/toolbox.js";
 import { classifyCommand, type Decision, isReadOnlyScript } from "./classify.js";
 import { judgeFileAccess } from "./file-access.js";
-import { type PermissionRules, rememberAllowRules, ruleForTool, toolRule } from "./rules.js";
+import { rememberAllowRules } from "./local-rules.js";
+import { type PermissionRules, ruleForTool, toolRule } from "./rules.js";
 
 export { PERMISSION_MODES, type PermissionMode } from "../core/permission-mode.js";
 
@@ -56,7 +58,7 @@ export interface PermissionQuestion {
   preview?: string;
   /** Why a person is asked; left out when it would only say again what the action says. */
   reason?: string;
-  /** The allow rules "always" would add to .agentloop/settings.json; empty: offer yes/no only. */
+  /** The allow rules "always" would add to .agentloop/settings.local.json; empty: yes/no only. */
   rules: string[];
 }
 
@@ -77,6 +79,8 @@ export interface PermissionOptions {
   workspace: string;
   /** Loaded with `loadPermissionRules`; "always" answers are added to it. */
   rules: PermissionRules;
+  /** The real environment, which locates the user's settings and state; default process.env. */
+  env?: NodeJS.ProcessEnv;
   /** Asks the person at the terminal; absent when there is none. */
   ask?: (question: PermissionQuestion) => Promise<PermissionAnswer>;
   home?: string;
@@ -123,12 +127,12 @@ export function createPermissionCheck(settings: PermissionOptions): PermissionCh
     judged: Extract<Decision, { verdict: "ask" }>,
     call: ToolUseBlock,
     tool: Tool,
-    { ask, workspace }: PermissionOptions,
+    { ask, workspace, env }: PermissionOptions,
   ): Promise<Outcome> {
     if (!ask) {
       return {
         allowed: false,
-        reason: `Permission needed: ${judged.reason}, and there is no terminal to ask for approval. Run agentloop with --permission-mode auto to run commands in the sandbox without asking, or add an allow rule to .agentloop/settings.json.`,
+        reason: `Permission needed: ${judged.reason}, and there is no terminal to ask for approval. Run agentloop with --permission-mode auto to run commands in the sandbox without asking, or add an allow rule to your own settings, ${userSettingsPath(env)}.`,
       };
     }
     const input = call.input as Record<string, unknown>;
@@ -151,7 +155,7 @@ export function createPermissionCheck(settings: PermissionOptions): PermissionCh
     if (answer === "always") {
       rules.allow.push(...judged.rules);
       // The rule holds for this session even if the file cannot be written.
-      await rememberAllowRules(workspace, judged.rules).catch(() => undefined);
+      await rememberAllowRules(workspace, judged.rules, env).catch(() => undefined);
       return { allowed: true };
     }
     const said =

@@ -1,11 +1,11 @@
-// Allow / ask / deny rules by command prefix ("git push", "npm test"), read from the project's
-// .agentloop/settings.json and the user's ~/.config/agentloop/settings.json. A rule "tool:NAME"
-// names a tool other than bash.
+// Allow / ask / deny rules by command prefix ("git push", "npm test"), read from the user's
+// ~/.config/agentloop/settings.json and the project's .agentloop/settings.json and
+// settings.local.json, whose allow rules count once the person trusts them
+// (core/project-settings.ts). A rule "tool:NAME" names a tool other than bash.
 
-import { mkdir, rename, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
 import { ConfigError } from "../core/errors.js";
-import { isRecord, projectSettingsPath, readAllSettings, readSettings } from "../core/settings.js";
+import { readAllSettings } from "../core/project-settings.js";
+import { isRecord } from "../core/settings.js";
 import type { Word } from "../shell/syntax.js";
 import { programName } from "./wrappers.js";
 
@@ -65,7 +65,7 @@ export function suggestRule(argv: Word[]): string | null {
   return name;
 }
 
-/** Reads the user's and the project's rules and merges them (a missing file has none). */
+/** The rules in force, the user's and the project's merged (a missing file has none). */
 export async function loadPermissionRules(options: {
   workspace: string;
   env?: NodeJS.ProcessEnv;
@@ -81,21 +81,8 @@ export async function loadPermissionRules(options: {
   return merged;
 }
 
-/** Adds allow rules to the project's settings file, keeping everything else in it. */
-export async function rememberAllowRules(workspace: string, rules: string[]): Promise<void> {
-  const file = projectSettingsPath(workspace);
-  const settings = await readSettings(file);
-  const current = rulesFrom(settings, file);
-  const permissions = isRecord(settings.permissions) ? settings.permissions : {};
-  permissions.allow = [...new Set([...current.allow, ...rules])];
-  settings.permissions = permissions;
-  await mkdir(dirname(file), { recursive: true });
-  // Written beside and renamed, so a crash never leaves half a settings file.
-  await writeFile(`${file}.tmp`, `${JSON.stringify(settings, null, 2)}\n`);
-  await rename(`${file}.tmp`, file);
-}
-
-function rulesFrom(settings: Record<string, unknown>, file: string): PermissionRules {
+/** The rules of one settings file; a mistyped "permissions" is a ConfigError naming it. */
+export function rulesFrom(settings: Record<string, unknown>, file: string): PermissionRules {
   const permissions = settings.permissions ?? {};
   if (!isRecord(permissions)) {
     throw new ConfigError(

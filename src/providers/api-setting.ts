@@ -3,7 +3,7 @@
 // decides (presets.ts).
 
 import { ConfigError } from "../core/errors.js";
-import { readAllSettings } from "../core/settings.js";
+import { readAllSettings } from "../core/project-settings.js";
 import { OPENAI_APIS, type OpenAIApi } from "./presets.js";
 
 export async function chooseApi(input: {

@@ -123,9 +123,17 @@ export interface ProviderChoice {
 const NO_PROVIDER =
   "No model is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, run a model in agentloop itself with --provider local (it downloads Qwen3-4B, 2.5 GB, on first use), or pass --provider with a local server (ollama, lmstudio, vllm, llamacpp) and --model, for example --provider ollama --model qwen2.5-coder.";
 
+/** The preset a choice means, known or not: --provider, else the first whose key is set. */
+export function chosenPreset(choice: Pick<ProviderChoice, "provider" | "env">): string | undefined {
+  return (
+    choice.provider ??
+    PRESET_NAMES.find((preset) => variable(choice.env, PRESETS[preset].apiKeyEnv) !== undefined)
+  );
+}
+
 export function resolveProvider(choice: ProviderChoice): ResolvedProvider | ConfigError {
-  const env = (name: string | null) => (name ? choice.env[name] || undefined : undefined);
-  const name = choice.provider ?? PRESET_NAMES.find((preset) => env(PRESETS[preset].apiKeyEnv));
+  const env = (name: string | null) => variable(choice.env, name);
+  const name = chosenPreset(choice);
   if (name === undefined) return new ConfigError(NO_PROVIDER);
   if (!isPresetName(name)) {
     return new ConfigError(`Unknown provider "${name}": choose one of ${PRESET_NAMES.join(", ")}.`);
@@ -182,6 +190,11 @@ function isHttpURL(text: string): boolean {
   return URL.canParse(text) && ["http:", "https:"].includes(new URL(text).protocol);
 }
 
-function isPresetName(name: string): name is PresetName {
+/** A variable's value; an empty one counts as unset. */
+function variable(env: ProviderChoice["env"], name: string | null): string | undefined {
+  return name ? env[name] || undefined : undefined;
+}
+
+export function isPresetName(name: string): name is PresetName {
   return Object.hasOwn(PRESETS, name);
 }

@@ -2,7 +2,7 @@
 // before each provider turns it into what its API takes.
 
 import { ConfigError } from "../core/errors.js";
-import { readAllSettings } from "../core/settings.js";
+import { readAllSettings } from "../core/project-settings.js";
 
 export const EFFORTS = ["low", "medium", "high", "xhigh", "max"] as const;
 export type Effort = (typeof EFFORTS)[number];

@@ -6,10 +6,11 @@ import { agentLines } from "../agents/agent-list.js";
 import type { SessionControls } from "../command-line/setup.js";
 import type { LoopEvent } from "../core/events.js";
 import type { SessionPart } from "../core/part.js";
-import { projectSettingsPath, userSettingsPath } from "../core/settings.js";
+import { localSettingsPath, projectSettingsPath, userSettingsPath } from "../core/settings.js";
 import { plural } from "../core/wording.js";
 import { hooksReport } from "../hooks/list.js";
 import type { PermissionMode } from "../permissions/policy.js";
+import { waitingSettings } from "../permissions/project-approval.js";
 import type { AgentSession } from "../session/agent-session.js";
 import { listSessions, sessionIds } from "../session/session-file.js";
 import { invocationUsage } from "../skills/invocation.js";
@@ -208,7 +209,7 @@ export const COMMANDS: Command[] = [
   {
     name: "/permissions",
     argument: "",
-    help: "the permission mode and the allow, ask and deny rules",
+    help: "the permission mode, the rules in force, and the project's settings waiting for you",
     async run(_argument, context) {
       const { mode } = context.controls;
       const rules = await context.controls.permissionRules();
@@ -216,11 +217,12 @@ export const COMMANDS: Command[] = [
       for (const kind of ["allow", "ask", "deny"] as const) {
         if (rules[kind].length > 0) lines.push(`${kind}: ${rules[kind].join(", ")}`);
       }
-      const files = `${projectSettingsPath(context.cwd)} and ${userSettingsPath()}`;
+      const files = `${userSettingsPath()}, ${projectSettingsPath(context.cwd)} and ${localSettingsPath(context.cwd)}`;
       lines.push(
         rules.allow.length + rules.ask.length + rules.deny.length > 0
           ? `Rules come from ${files}; the built-in deny list applies too.`
           : `No rules in ${files}; the built-in deny list applies.`,
+        ...(await waitingSettings({ workspace: context.cwd, env: process.env })),
       );
       context.print(lines.join("\n"));
     },

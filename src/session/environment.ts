@@ -3,10 +3,10 @@
 // its commands do, and how the tools are meant to be used. Written once at the start of a
 // session, so the system prompt (and a prompt cache) stays the same on every request.
 
-import { readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { directoriesFromRepositoryRoot, gitDirectoryOf } from "../core/git-directory.js";
 import type { PermissionMode } from "../permissions/policy.js";
-import { directoriesFromRepositoryRoot } from "../skills/places.js";
 
 export interface EnvironmentFacts {
   mode: PermissionMode;
@@ -72,15 +72,4 @@ function gitFacts(cwd: string): string {
   }
   const branch = /^ref: refs\/heads\/(.+)$/.exec(head)?.[1];
   return `git repository ${root}, ${branch ? `branch ${branch}` : `detached at ${head.slice(0, 12)}`}`;
-}
-
-/** `.git` itself, or the directory a worktree's `.git` file points to; null when neither. */
-function gitDirectoryOf(dotGit: string): string | null {
-  try {
-    if (statSync(dotGit).isDirectory()) return dotGit;
-    const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, "utf8"))?.[1];
-    return pointer ? resolve(join(dotGit, ".."), pointer.trim()) : null;
-  } catch {
-    return null;
-  }
 }

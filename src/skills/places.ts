@@ -1,9 +1,10 @@
 // Where agentloop looks for the files that carry knowledge: the project's directories, from
 // the repository root down to the workspace, and the user's own configuration directories.
 
-import { existsSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { directoriesFromRepositoryRoot } from "../core/git-directory.js";
 
 /** Who put a file there: the repository (shared, untrusted) or the user (personal). */
 export type Scope = "project" | "user";
@@ -12,23 +13,6 @@ export interface Where {
   cwd: string;
   /** The real environment: XDG_CONFIG_HOME and HOME say where the user's files are. */
   env: NodeJS.ProcessEnv;
-}
-
-/**
- * Every directory from the repository root down to `cwd`, outermost first; outside a git
- * repository `cwd` alone. The root is the nearest directory holding `.git` (a directory, or
- * the file a worktree has).
- */
-export function directoriesFromRepositoryRoot(cwd: string): string[] {
-  const chain = [cwd];
-  let directory = cwd;
-  while (!existsSync(join(directory, ".git"))) {
-    const parent = dirname(directory);
-    if (parent === directory) return [cwd];
-    directory = parent;
-    chain.push(directory);
-  }
-  return chain.reverse();
 }
 
 /** The user's home, as HOME says (so tests and sandboxes can move it), else the system's. */

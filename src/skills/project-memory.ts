@@ -8,14 +8,9 @@
 
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import { directoriesFromRepositoryRoot } from "../core/git-directory.js";
 import { shortPath } from "./catalog.js";
-import {
-  agentloopConfigDirectory,
-  directoriesFromRepositoryRoot,
-  homeOf,
-  isFile,
-  type Where,
-} from "./places.js";
+import { agentloopConfigDirectory, homeOf, isFile, type Where } from "./places.js";
 
 export const MAX_IMPORT_DEPTH = 4;
 

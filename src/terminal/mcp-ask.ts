@@ -1,10 +1,12 @@
-// Asks the person at the terminal whether code a project defines may run: an MCP server of its
-// .mcp.json, or the hooks of its settings. src/mcp/approval.ts and src/hooks/trust.ts decide
-// when to ask and remember the answer.
+// Asks the person at the terminal whether what a project defines may run: an MCP server of its
+// .mcp.json, the hooks of its settings, or its settings that widen what runs.
+// src/mcp/approval.ts, src/hooks/trust.ts and src/permissions/project-approval.ts decide when to
+// ask and remember the answer.
 
 import type { Interface } from "node:readline";
 import type { HookApprovalQuestion } from "../hooks/trust.js";
 import { type McpApprovalQuestion, parseMcpAnswer } from "../mcp/approval.js";
+import type { SettingsApprovalQuestion } from "../permissions/project-approval.js";
 import { askQuestion, type Question } from "./question.js";
 
 type Output = { write(text: string): unknown };
@@ -19,6 +21,10 @@ export function terminalMcpAsk(readline: Interface, output: Output = process.std
 
 export function terminalHooksAsk(readline: Interface, output: Output = process.stdout) {
   return approvalAsk(readline, output, projectHooksQuestion);
+}
+
+export function terminalSettingsAsk(readline: Interface, output: Output = process.stdout) {
+  return approvalAsk(readline, output, projectSettingsQuestion);
 }
 
 function approvalAsk<Asked>(
@@ -54,6 +60,18 @@ export function projectHooksQuestion(question: HookApprovalQuestion): Question {
       ...question.hooks,
       "They would run with your permissions, outside the sandbox, at each of these steps.",
       "The answer is remembered until they change.",
+    ],
+    choices: "[y]es, [n]o:",
+  };
+}
+
+export function projectSettingsQuestion(question: SettingsApprovalQuestion): Question {
+  return {
+    headline: `Apply the settings of ${question.file}?`,
+    detail: [
+      ...question.widens,
+      "The repository sets these: they would let the model do more than your own settings allow.",
+      "Its deny and ask rules apply either way. The answer is remembered until these change.",
     ],
     choices: "[y]es, [n]o:",
   };

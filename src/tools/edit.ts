@@ -4,9 +4,9 @@
 
 import { constants } from "node:fs";
 import { access, readFile, stat } from "node:fs/promises";
+import { writeFileAtomically } from "../core/atomic-write.js";
 import { resolveToolPath } from "../core/tool-path.js";
 import { plural } from "../core/wording.js";
-import { writeFileAtomically } from "./atomic-write.js";
 import { describeLines, explainMiss, findOccurrences, lineAt } from "./edit-match.js";
 import type { FileReads } from "./file-reads.js";
 import { countLines } from "./text-lines.js";

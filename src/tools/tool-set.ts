@@ -6,7 +6,7 @@
 // The agent tool (s06), web_fetch and web_search (src/web/) are offered only when chosen.
 
 import { ConfigError } from "../core/errors.js";
-import { readAllSettings } from "../core/settings.js";
+import { readAllSettings } from "../core/project-settings.js";
 
 export const TOOL_NAMES = [
   "bash",

@@ -6,9 +6,9 @@
 import type { Stats } from "node:fs";
 import { mkdir, readFile, stat } from "node:fs/promises";
 import { dirname } from "node:path";
+import { writeFileAtomically } from "../core/atomic-write.js";
 import { resolveToolPath } from "../core/tool-path.js";
 import { count, plural } from "../core/wording.js";
-import { writeFileAtomically } from "./atomic-write.js";
 import type { FileReads } from "./file-reads.js";
 import { countLines, splitLines } from "./text-lines.js";
 import type { Tool, ToolOutput } from "./tool.js";

@@ -1,0 +1,55 @@
+// Where a workspace's git repository is, read from the files git keeps, without running git:
+// its root, its git directory (a worktree's is elsewhere), and the exclude list of one clone.
+
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { appendFile, mkdir, readFile } from "node:fs/promises";
+import { dirname, join, relative, resolve, sep } from "node:path";
+
+/**
+ * Every directory from the repository root down to `cwd`, outermost first; outside a git
+ * repository `cwd` alone. The root is the nearest directory holding `.git` (a directory, or
+ * the file a worktree has).
+ */
+export function directoriesFromRepositoryRoot(cwd: string): string[] {
+  const chain = [cwd];
+  let directory = cwd;
+  while (!existsSync(join(directory, ".git"))) {
+    const parent = dirname(directory);
+    if (parent === directory) return [cwd];
+    directory = parent;
+    chain.push(directory);
+  }
+  return chain.reverse();
+}
+
+/** `.git` itself, or the directory a worktree's `.git` file points to; null when neither. */
+export function gitDirectoryOf(dotGit: string): string | null {
+  try {
+    if (statSync(dotGit).isDirectory()) return dotGit;
+    const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, "utf8"))?.[1];
+    return pointer ? resolve(join(dotGit, ".."), pointer.trim()) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Adds `file` to the exclude list of the repository holding it (`.git/info/exclude`: this
+ * clone's own, unlike the shared .gitignore), once; outside a repository it does nothing.
+ */
+export async function excludeFromGit(file: string): Promise<void> {
+  const root = directoriesFromRepositoryRoot(dirname(file))[0] as string;
+  const gitDirectory = gitDirectoryOf(join(root, ".git"));
+  if (!gitDirectory) return;
+  // A worktree's git directory names the shared one, where git reads info/exclude.
+  const shared = await readFile(join(gitDirectory, "commondir"), "utf8").then(
+    (text) => resolve(gitDirectory, text.trim()),
+    () => gitDirectory,
+  );
+  const exclude = join(shared, "info", "exclude");
+  const line = `/${relative(root, file).split(sep).join("/")}`;
+  const text = await readFile(exclude, "utf8").catch(() => "");
+  if (text.split(/\r?\n/).includes(line)) return;
+  await mkdir(dirname(exclude), { recursive: true });
+  await appendFile(exclude, `${text === "" || text.endsWith("\n") ? "" : "\n"}${line}\n`);
+}
