@@ -128,6 +128,7 @@ function setup(options: SetupOptions = {}) {
       mode: () => (options.allow ? "auto" : "yolo"),
       rules: { ...noRules(), allow: options.allow ?? [] },
       workspace: directory,
+      env: {},
     }),
     pageChars: options.pageChars ?? 50_000,
     downloads: directory,

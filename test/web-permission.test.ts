@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PermissionMode } from "../src/core/permission-mode.js";
+import { heldPart } from "../src/core/project-settings.js";
 import type { PermissionAnswer, PermissionQuestion } from "../src/permissions/policy.js";
 import { noRules, type PermissionRules } from "../src/permissions/rules.js";
 import { createFetchGate, ruleForDomain } from "../src/web/fetch-gate.js";
@@ -33,7 +34,14 @@ function gate(
       }
     : undefined;
   return {
-    gate: createFetchGate({ mode: () => mode, rules: all, workspace, ask }),
+    gate: createFetchGate({
+      mode: () => mode,
+      rules: all,
+      workspace,
+      // Where "always" would remember an approval: inside the test's own directory.
+      env: { XDG_CONFIG_HOME: join(workspace, "config"), XDG_STATE_HOME: join(workspace, "state") },
+      ask,
+    }),
     asked,
     workspace,
     rules: all,
@@ -58,7 +66,7 @@ describe("web_fetch's permission is judged by domain", () => {
   it("refuses an unlisted domain where no one can be asked, naming the rule to add", async () => {
     const { gate: check } = gate("auto");
     expect(await check.admit(url("https://docs.example.com/a"))).toBe(
-      'Permission needed: fetching from docs.example.com is not allowed by any rule, and there is no terminal to ask. To allow it, add "web_fetch(domain:docs.example.com)" to "permissions": {"allow": [...]} in ~/.config/agentloop/settings.json or .agentloop/settings.json.',
+      'Permission needed: fetching from docs.example.com is not allowed by any rule, and there is no terminal to ask. To allow it, add "web_fetch(domain:docs.example.com)" to "permissions": {"allow": [...]} in your settings (~/.config/agentloop/settings.json).',
     );
   });
 
@@ -98,7 +106,9 @@ describe("web_fetch's permission is judged by domain", () => {
       },
     ]);
     expect(rules.allow).toContain("web_fetch(domain:example.com)");
-    const saved = JSON.parse(readFileSync(join(workspace, ".agentloop", "settings.json"), "utf8"));
+    const saved = JSON.parse(
+      readFileSync(join(workspace, ".agentloop", "settings.local.json"), "utf8"),
+    );
     expect(saved.permissions.allow).toEqual(["web_fetch(domain:example.com)"]);
     // Remembered: the next fetch from that domain is not asked about.
     expect(await check.admit(url("https://example.com/y"))).toBeNull();
@@ -149,6 +159,10 @@ describe("webFetch.allowHosts comes from the user's own settings only", () => {
     expect(read.ignored).toMatch(
       /^"webFetch" in .*\.agentloop\/settings\.json is ignored: only your own settings/,
     );
+  });
+
+  it("is a key no trust of a project's file lets in, so it asks no one to trust it", () => {
+    expect(heldPart({ webFetch: { allowHosts: ["127.0.0.1:8080"] } })).toEqual({});
   });
 
   it("refuses a name without its port", async () => {

@@ -43,6 +43,7 @@ export const USER_ONLY_KEYS = [
   "enableAllProjectMcpServers",
   "enabledMcpjsonServers",
   "mcpServers",
+  "webFetch",
 ];
 
 /** Where the person's answers about a project's settings are remembered. */

@@ -7,8 +7,9 @@
 // where no one can answer, refuses a domain no rule allows, naming the rule to add.
 
 import type { PermissionMode } from "../core/permission-mode.js";
+import { rememberAllowRules } from "../permissions/local-rules.js";
 import type { PermissionAnswer, PermissionQuestion } from "../permissions/policy.js";
-import { type PermissionRules, rememberAllowRules, toolRule } from "../permissions/rules.js";
+import { type PermissionRules, toolRule } from "../permissions/rules.js";
 
 export const WEB_FETCH = "web_fetch";
 
@@ -17,6 +18,8 @@ export interface GateOptions {
   /** The user's and the project's rules; "always" adds to them. */
   rules: PermissionRules;
   workspace: string;
+  /** The real environment: where "always" remembers that the local settings file is approved. */
+  env: NodeJS.ProcessEnv;
   /** Asks the person; absent where there is none (a headless run). */
   ask?: (question: PermissionQuestion) => Promise<PermissionAnswer>;
 }
@@ -59,7 +62,7 @@ export function createFetchGate(options: GateOptions): FetchGate {
     const ask = options.ask;
     const rule = domainRule(host);
     if (!ask) {
-      return `Permission needed: fetching from ${host} is not allowed by any rule, and there is no terminal to ask. To allow it, add "${rule}" to "permissions": {"allow": [...]} in ~/.config/agentloop/settings.json or .agentloop/settings.json.`;
+      return `Permission needed: fetching from ${host} is not allowed by any rule, and there is no terminal to ask. To allow it, add "${rule}" to "permissions": {"allow": [...]} in your settings (~/.config/agentloop/settings.json).`;
     }
     const answer = await ask({
       tool: WEB_FETCH,
@@ -73,7 +76,7 @@ export function createFetchGate(options: GateOptions): FetchGate {
     if (answer === "always") {
       rules.allow.push(rule);
       // The rule holds for this session even if the file cannot be written.
-      await rememberAllowRules(options.workspace, [rule]).catch(() => undefined);
+      await rememberAllowRules(options.workspace, [rule], options.env).catch(() => undefined);
       return null;
     }
     if (answer === "interrupted") return "Interrupted by the user when asked; nothing was fetched.";

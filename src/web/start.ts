@@ -11,7 +11,6 @@ import { readWebSettings } from "./web-settings.js";
 
 export interface WebStart extends Omit<GateOptions, "workspace" | "ask"> {
   cwd: string;
-  env: NodeJS.ProcessEnv;
   io: { askPermission?: GateOptions["ask"] };
   notice(sentence: string): void;
   /** The sandbox's scratch directory, when there is one: commands there can read the downloads. */
@@ -28,6 +27,7 @@ export async function startWebPart(start: WebStart): Promise<SessionPart> {
     mode: start.mode,
     rules: start.rules,
     workspace: start.cwd,
+    env: start.env,
     ask: start.io.askPermission,
     allowHosts: settings.allowHosts,
     fetch: start.fetch,
