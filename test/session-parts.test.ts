@@ -241,6 +241,7 @@ describe("the list a session is assembled from", () => {
       "background",
       "goal",
       "mcp",
+      "web",
     ]);
   });
 });

@@ -71,6 +71,18 @@ describe("choosing the tool set", () => {
     ]);
   });
 
+  it("offers web_fetch and web_search only when chosen", async () => {
+    const where = workspaceWithSettings(null);
+    const byDefault = await chooseToolNames({ flag: undefined, ...where });
+    expect(byDefault).not.toContain("web_fetch");
+    expect(byDefault).not.toContain("web_search");
+    expect(await chooseToolNames({ flag: ["read", "web_fetch", "web_search"], ...where })).toEqual([
+      "read",
+      "web_fetch",
+      "web_search",
+    ]);
+  });
+
   it("takes the project's settings, and --tools over them", async () => {
     const where = workspaceWithSettings({ tools: ["bash", "read"] });
     expect(await chooseToolNames({ flag: undefined, ...where })).toEqual(["bash", "read"]);
@@ -81,7 +93,7 @@ describe("choosing the tool set", () => {
     const where = workspaceWithSettings({ tools: ["bash", "grep"] });
     await expect(chooseToolNames({ flag: undefined, ...where })).rejects.toThrow(ConfigError);
     await expect(chooseToolNames({ flag: undefined, ...where })).rejects.toThrow(
-      /"tools" in .*settings\.json names an unknown tool "grep": choose from bash, read, write, edit, todo_write, skill, agent\./,
+      /"tools" in .*settings\.json names an unknown tool "grep": choose from bash, read, write, edit, todo_write, skill, agent, web_fetch, web_search\./,
     );
     const notAList = workspaceWithSettings({ tools: "bash" });
     await expect(chooseToolNames({ flag: undefined, ...notAList })).rejects.toThrow(

@@ -11,6 +11,7 @@ import type { SessionPart } from "../core/part.js";
 import type { Provider } from "../core/provider.js";
 import type { PreparedHooks } from "../hooks/prepare.js";
 import type { ModeSwitch } from "../permissions/mode-switch.js";
+import { loadPermissionRules } from "../permissions/rules.js";
 import type { PlanningPart } from "../planning/part.js";
 import type { LoadedSkills } from "../skills/loaded-skills.js";
 import type { Skill } from "../skills/skill.js";
@@ -153,6 +154,19 @@ export const SESSION_PARTS: readonly PartEntry[] = [
       return createMcpPart(connections, () =>
         rmSync(outputDirectory, { recursive: true, force: true }),
       );
+    },
+  },
+  {
+    name: "web",
+    async start(context) {
+      const fetch = context.toolNames.includes("web_fetch");
+      const search = context.toolNames.includes("web_search");
+      if (!fetch && !search) return null;
+      const [{ startWebPart }, rules] = await Promise.all([
+        import("../web/start.js"),
+        loadPermissionRules({ workspace: context.cwd, env: context.env }),
+      ]);
+      return startWebPart({ ...context, rules, mode: context.modes.current, fetch, search });
     },
   },
 ];

@@ -44,6 +44,7 @@ export const USER_ONLY_KEYS = [
   "enabledMcpjsonServers",
   "mcpServers",
   "memory",
+  "webFetch",
 ];
 
 /** Where the person's answers about a project's settings are remembered. */

@@ -17,6 +17,7 @@ import {
   type MessageParam,
   Messages,
   type TextBlockParam,
+  type ToolUnion,
 } from "@anthropic-ai/sdk/resources/messages";
 import { ConfigError, ProviderError } from "../core/errors.js";
 import type { AssistantBlock, Message, StopReason, UserMessage } from "../core/messages.js";
@@ -302,14 +303,47 @@ function toStopReason(reason: AnthropicMessage["stop_reason"]): StopReason {
  * system prompt caches tools + system, and the one on the newest message's last block caches
  * the whole conversation so far, which the next request reads back.
  */
-function toolsWithBreakpoint(tools: ToolDefinition[]): AnthropicTool[] {
+function toolsWithBreakpoint(tools: ToolDefinition[]): ToolUnion[] {
   return tools.map((tool, index) => ({
-    name: tool.name,
-    description: tool.description,
-    input_schema: tool.input_schema as AnthropicTool.InputSchema,
+    ...(isWebSearch(tool)
+      ? WEB_SEARCH
+      : {
+          name: tool.name,
+          description: tool.description,
+          input_schema: tool.input_schema as AnthropicTool.InputSchema,
+        }),
     ...(index === tools.length - 1 && { cache_control: EPHEMERAL }),
   }));
 }
+
+/**
+ * A tool Anthropic runs on its own servers (its web search) is offered through the Tool seam like
+ * any other, so that --tools, the toolbox's list and the parts see it, with this mark on its
+ * input schema (src/web/web-search.ts): the request carries the server tool in its place.
+ */
+const SERVER_TOOL_MARK = "x-agentloop-server-tool";
+
+/** The schema that marks a tool as Anthropic's web search, run by the API, never by agentloop. */
+export function webSearchSchema(): ToolDefinition["input_schema"] {
+  return {
+    type: "object",
+    properties: {},
+    [SERVER_TOOL_MARK]: "anthropic_web_search",
+  } as ToolDefinition["input_schema"];
+}
+
+function isWebSearch(definition: ToolDefinition): boolean {
+  const schema = definition.input_schema as unknown as Record<string, unknown>;
+  return schema[SERVER_TOOL_MARK] === "anthropic_web_search";
+}
+
+/**
+ * Anthropic's web search server tool, in its basic version (the later ones filter results with
+ * code execution): https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool.
+ * Its `server_tool_use` and `web_search_tool_result` blocks, encrypted content and all, are kept
+ * as opaque blocks (keptBlock) and go back unchanged. Each search costs $10 per 1,000.
+ */
+const WEB_SEARCH = { type: "web_search_20250305", name: "web_search", max_uses: 5 } as const;
 
 function messagesWithBreakpoint(messages: Message[]): MessageParam[] {
   return messages.map((original, index): MessageParam => {

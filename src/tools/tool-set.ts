@@ -5,6 +5,7 @@
 // `skill` (s07) is in the default set, and offered only when there is a skill the model may load.
 // The agent tool (s06) is offered by default to a hosted model, as every agent people use offers
 // its subagent tool; a local model's window is small, so it gets it only when chosen.
+// web_fetch and web_search (src/web/) are offered only when chosen.
 
 import { ConfigError } from "../core/errors.js";
 import { readAllSettings } from "../core/project-settings.js";
@@ -17,6 +18,8 @@ export const TOOL_NAMES = [
   "todo_write",
   "skill",
   "agent",
+  "web_fetch",
+  "web_search",
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
@@ -31,7 +34,8 @@ export async function chooseToolNames(input: {
   if (input.flag) return validNames(input.flag, "--tools");
   const local = input.localModel === true;
   let chosen: ToolName[] = TOOL_NAMES.filter(
-    (name) => (name !== "todo_write" || local) && (name !== "agent" || !local),
+    (name) =>
+      (name !== "todo_write" || local) && (name !== "agent" || !local) && !name.startsWith("web_"),
   );
   for (const { file, settings } of await readAllSettings(input)) {
     if (settings.tools === undefined) continue;

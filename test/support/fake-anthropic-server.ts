@@ -53,12 +53,29 @@ export interface FakeRedactedThinking {
   type: "redacted_thinking";
 }
 
+/** A call of a server tool (web search), which the API ran itself; its result follows it. */
+export interface FakeServerToolUse {
+  type: "server_tool_use";
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+
+/** A web search's results as the API returns them, sent whole in the block's start. */
+export interface FakeSearchResult {
+  type: "web_search_tool_result";
+  tool_use_id: string;
+  content: Record<string, unknown>[] | Record<string, unknown>;
+}
+
 export type FakeBlock =
   | FakeText
   | FakeToolUse
   | FakeCutToolUse
   | FakeThinking
-  | FakeRedactedThinking;
+  | FakeRedactedThinking
+  | FakeServerToolUse
+  | FakeSearchResult;
 
 export interface FakeReply {
   kind: "reply";
@@ -425,6 +442,16 @@ function blockStream(block: FakeBlock, body: RecordedBody, number: number) {
         deltas: [],
         chars: 40,
       };
+    case "server_tool_use": {
+      const whole = JSON.stringify(block.input);
+      return {
+        start: { type: "server_tool_use", id: block.id, name: block.name, input: {} },
+        deltas: split(whole, 2).map((json) => ({ type: "input_json_delta", partial_json: json })),
+        chars: whole.length,
+      };
+    }
+    case "web_search_tool_result":
+      return { start: block, deltas: [], chars: 0 };
   }
 }
 
@@ -447,6 +474,25 @@ export const toolUse = (id: string, name: string, input: Record<string, unknown>
 });
 
 export const thinking = (value: string): FakeThinking => ({ type: "thinking", thinking: value });
+
+/** A web search the API ran: its call, then its results (title, url, encrypted content). */
+export const webSearch = (
+  id: string,
+  query: string,
+  results: { title: string; url: string }[],
+): [FakeServerToolUse, FakeSearchResult] => [
+  { type: "server_tool_use", id, name: "web_search", input: { query } },
+  {
+    type: "web_search_tool_result",
+    tool_use_id: id,
+    content: results.map((result, index) => ({
+      type: "web_search_result",
+      ...result,
+      encrypted_content: `enc-${id}-${index}-${Buffer.from(result.url).toString("base64")}`,
+      page_age: null,
+    })),
+  },
+];
 
 export const reply = (...content: FakeBlock[]): FakeReply => ({ kind: "reply", content });
 

@@ -64,6 +64,11 @@ function checkTools(tools: unknown): string | null {
     }
     if (names.has(tool.name)) return "tools: Tool names must be unique.";
     names.add(tool.name);
+    // A server tool (web search) is named by its versioned type and has no schema.
+    if (typeof tool.type === "string" && tool.type.startsWith("web_search_")) {
+      if (tool.name !== "web_search") return `tools.${index}.name: Input should be 'web_search'`;
+      continue;
+    }
     const schema = tool.input_schema as { type?: unknown } | undefined;
     if (schema?.type !== "object") {
       return `tools.${index}.custom.input_schema.type: Input should be 'object'`;
@@ -139,6 +144,16 @@ function checkAssistant(
     if (toolUseIds.has(block.id)) return `${where}: \`tool_use\` ids must be unique`;
     toolUseIds.add(block.id);
     calls.push(block.id);
+  }
+  // A server tool's call is answered by its result, in the same message.
+  const searched = new Set(
+    blocks
+      .filter((block) => block.type === "web_search_tool_result")
+      .map((block) => block.tool_use_id),
+  );
+  const lone = blocks.find((block) => block.type === "server_tool_use" && !searched.has(block.id));
+  if (lone) {
+    return `messages.${index}: \`server_tool_use\` ids were found without \`web_search_tool_result\` blocks: ${String(lone.id)}`;
   }
   const answered = new Set(
     blocksOf(next ?? {})
@@ -218,7 +233,15 @@ function problemWithResultContent(content: unknown, where: string): string | nul
 }
 
 function checkText(block: Block, where: string): string | null {
-  const known = ["text", "tool_use", "tool_result", "thinking", "redacted_thinking"];
+  const known = [
+    "text",
+    "tool_use",
+    "tool_result",
+    "thinking",
+    "redacted_thinking",
+    "server_tool_use",
+    "web_search_tool_result",
+  ];
   if (!known.includes(block.type as string)) {
     return `${where}.type: Input tag '${String(block.type)}' found using 'type' does not match any of the expected tags`;
   }

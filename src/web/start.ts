@@ -1,0 +1,37 @@
+// The web part as a session starts it: the user's webFetch settings read (a project's ignored,
+// and the person told so) and a directory for the files web_fetch saves.
+
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { SessionPart } from "../core/part.js";
+import type { GateOptions } from "./fetch-gate.js";
+import { createWebPart } from "./part.js";
+import { readWebSettings } from "./web-settings.js";
+
+export interface WebStart extends Omit<GateOptions, "workspace" | "ask"> {
+  cwd: string;
+  io: { askPermission?: GateOptions["ask"] };
+  notice(sentence: string): void;
+  /** The sandbox's scratch directory, when there is one: commands there can read the downloads. */
+  scratch: string | undefined;
+  /** Which of the part's tools were chosen. */
+  fetch: boolean;
+  search: boolean;
+}
+
+export async function startWebPart(start: WebStart): Promise<SessionPart> {
+  const settings = await readWebSettings(start.cwd, start.env);
+  if (settings.ignored) start.notice(settings.ignored);
+  return createWebPart({
+    mode: start.mode,
+    rules: start.rules,
+    workspace: start.cwd,
+    env: start.env,
+    ask: start.io.askPermission,
+    allowHosts: settings.allowHosts,
+    fetch: start.fetch,
+    search: start.search,
+    downloads: mkdtempSync(join(start.scratch ?? tmpdir(), "agentloop-web-")),
+  });
+}

@@ -1,0 +1,87 @@
+// The provider's own web search through the built CLI: on Anthropic's API, web_search is sent
+// as the web search server tool, the blocks of a search go back in the next request exactly as
+// they came (encrypted content and all), and each search is an event with its query and
+// results. Chat Completions gets no search.
+
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeModel, freshSandbox, runCli, startFakeModel } from "./support/cli-harness.js";
+import { reply, text, toolUse, webSearch } from "./support/fake-anthropic-server.js";
+
+type Body = { tools?: Record<string, unknown>[]; messages?: { role: string; content: unknown }[] };
+
+describe("web search on Anthropic's API", () => {
+  let model: FakeModel;
+  beforeAll(async () => {
+    model = await startFakeModel("anthropic");
+  });
+  afterAll(() => model.close());
+
+  it("is offered as the server tool, and its blocks are sent back unchanged next turn", async () => {
+    const sandbox = freshSandbox();
+    writeFileSync(join(sandbox.workspace, "notes.txt"), "notes\n");
+    const search = webSearch("srvtoolu_01", "agentloop release notes", [
+      { title: "Release notes", url: "https://example.com/releases" },
+      { title: "Changelog", url: "https://example.com/changelog" },
+    ]);
+    model.script([
+      reply(...search, text("Found the notes."), toolUse("r1", "read", { file_path: "notes.txt" })),
+      reply(text("Done.")),
+    ]);
+    const before = model.requestCount();
+    const run = await runCli(
+      ["--tools", "read,web_search", "--output-format", "stream-json", "-p", "what changed?"],
+      { env: { ...sandbox.env, ...model.env() }, cwd: sandbox.workspace },
+    );
+    expect(run.code).toBe(0);
+    expect(model.statuses().slice(before)).toEqual([200, 200]);
+    const [first, second] = model
+      .requests()
+      .slice(before)
+      .map((request) => JSON.parse(request.body) as Body);
+    const tools = first?.tools ?? [];
+    expect(tools.map((tool) => tool.name)).toEqual(["read", "web_search"]);
+    expect(tools[1]).toMatchObject({
+      type: "web_search_20250305",
+      name: "web_search",
+      max_uses: 5,
+    });
+    expect(tools[1]).not.toHaveProperty("input_schema");
+
+    const answer = second?.messages?.find((message) => message.role === "assistant");
+    const blocks = answer?.content as Record<string, unknown>[];
+    expect(blocks.slice(0, 2)).toEqual(search);
+    expect(blocks.slice(2).map((block) => block.type)).toEqual(["text", "tool_use"]);
+
+    const events = run.stdout
+      .split("\n")
+      .filter((line) => line.includes('"type":"part"') && line.includes('"name":"search"'))
+      .map((line) => JSON.parse(line) as { line: string; data: Record<string, unknown> });
+    expect(events.map((event) => event.line)).toEqual([
+      'searched the web for "agentloop release notes": 2 results (https://example.com/releases, https://example.com/changelog), $0.01',
+    ]);
+  });
+});
+
+describe("web search elsewhere", () => {
+  let model: FakeModel;
+  beforeAll(async () => {
+    model = await startFakeModel("openai");
+  });
+  afterAll(() => model.close());
+
+  it("is not offered on Chat Completions", async () => {
+    const sandbox = freshSandbox();
+    model.script([reply(text("No search here."))]);
+    const before = model.requestCount();
+    const run = await runCli([...model.flags, "--tools", "read,web_search", "-p", "search"], {
+      env: { ...sandbox.env, ...model.env() },
+      cwd: sandbox.workspace,
+    });
+    expect(run.code).toBe(0);
+    const sent = JSON.parse(model.requests()[before]?.body ?? "{}") as Body;
+    const names = (sent.tools ?? []).map((tool) => (tool.function as { name: string }).name);
+    expect(names).toEqual(["read"]);
+  });
+});
