@@ -28,8 +28,14 @@ export interface ViewOptions {
   exportPath: string | undefined;
 }
 
+/** `agentloop acp`: an editor's agent on stdio; the flags are its sessions' defaults. */
+export interface AcpOptions extends SessionOptions {
+  command: "acp";
+}
+
 export type CommandLine =
   | RunOptions
+  | AcpOptions
   | ViewOptions
   | { command: "sessions"; cwd: string }
   | { command: "mcp-list"; cwd: string; mcpConfigFiles: string[] }
@@ -45,6 +51,7 @@ export const USAGE = `Usage:
   agentloop sessions             list this directory's sessions
   agentloop view [ID]            replay a session in the browser (--port N, --open, --export FILE)
   agentloop mcp list             the MCP servers here, their state, tools and request bytes
+  agentloop acp                  an Agent Client Protocol agent on stdio, for editors (Zed, ...)
   agentloop batch run TASKS.jsonl --out DIR   run many tasks, each in a fresh clone
                                  (agentloop batch --help for all batch commands)
 
@@ -123,7 +130,7 @@ export function parseCommandLine(argv: string[], currentDirectory = process.cwd(
     ? "yolo"
     : values["permission-mode"];
 
-  return {
+  const run: RunOptions = {
     command: "run",
     prompt: positionals.length > 0 ? positionals.join(" ") : undefined,
     oneShot: values.print === true || positionals.length > 0,
@@ -151,6 +158,7 @@ export function parseCommandLine(argv: string[], currentDirectory = process.cwd(
     permissionMode,
     allowNetwork: values["allow-network"] ?? false,
   };
+  return first === "acp" && rest.length === 0 ? { ...run, command: "acp" } : run;
 }
 
 function parseFlags(argv: string[]) {
