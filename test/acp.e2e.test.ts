@@ -1,0 +1,288 @@
+// `agentloop acp` driven as an editor drives it: the built CLI as a child process, the ACP SDK's
+// client side on its stdio pipes, the fake Messages API as the model, real bash and real files.
+
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type * as acp from "@agentclientprotocol/sdk";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { chosen, chunkText, type Editor, initialize, openEditor } from "./support/acp-client.js";
+import {
+  type FakeModel,
+  freshSandbox,
+  type Sandbox,
+  startFakeModel,
+} from "./support/cli-harness.js";
+import { type FakeBlock, reply, text, thinking, toolUse } from "./support/fake-anthropic-server.js";
+import { processesIn } from "./support/processes.js";
+
+const bash = (id: string, command: string): FakeBlock => toolUse(id, "bash", { command });
+
+/** Every line on stdout is one JSON-RPC 2.0 message. */
+function expectOnlyJsonRpc(editor: Editor) {
+  for (const line of editor.stdoutLines())
+    expect(JSON.parse(line)).toMatchObject({ jsonrpc: "2.0" });
+}
+
+type ToolUpdate = Extract<acp.SessionUpdate, { sessionUpdate: "tool_call" | "tool_call_update" }>;
+
+function toolUpdates(updates: readonly acp.SessionUpdate[], id: string): ToolUpdate[] {
+  return updates.filter(
+    (update): update is ToolUpdate =>
+      (update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update") &&
+      update.toolCallId === id,
+  );
+}
+
+describe("agentloop acp, driven by an ACP client", () => {
+  let model: FakeModel;
+  beforeAll(async () => {
+    model = await startFakeModel("anthropic");
+  });
+  afterAll(() => model.close());
+
+  function open(sandbox: Sandbox, args: string[] = []): Editor {
+    // Started elsewhere, as an editor starts it: the session's cwd comes with session/new.
+    const editor = openEditor({ env: { ...sandbox.env, ...model.env() }, cwd: sandbox.home, args });
+    onTestFinished(async () => {
+      if (editor.child.exitCode === null) await editor.close();
+    });
+    return editor;
+  }
+
+  async function newSession(editor: Editor, sandbox: Sandbox) {
+    await initialize(editor);
+    return editor.agent.request("session/new", { cwd: sandbox.workspace, mcpServers: [] });
+  }
+
+  it("streams a bash round trip: the thinking as thought chunks, the call pending then completed with its output", async () => {
+    const sandbox = freshSandbox();
+    const editor = open(sandbox, ["--model", "claude-sonnet-5-5"]);
+    const init = await initialize(editor);
+    expect(init).toMatchObject({
+      protocolVersion: 1,
+      agentCapabilities: {
+        loadSession: true,
+        promptCapabilities: { image: true, embeddedContext: true },
+        mcpCapabilities: { http: true },
+      },
+    });
+    const session = await editor.agent.request("session/new", {
+      cwd: sandbox.workspace,
+      mcpServers: [],
+    });
+    expect(session.modes?.currentModeId).toBe("ask");
+    expect(session.modes?.availableModes.map((mode) => mode.id)).toEqual([
+      "ask",
+      "auto",
+      "read-only",
+      "yolo",
+      "plan",
+    ]);
+
+    model.script([
+      reply(thinking("Checking the greeting first."), bash("c1", "echo hello-from-acp")),
+      reply(text("It said hello.")),
+    ]);
+    const answer = await editor.agent.request("session/prompt", {
+      sessionId: session.sessionId,
+      prompt: [{ type: "text", text: "say hello" }],
+    });
+    expect(answer.stopReason).toBe("end_turn");
+
+    const updates = editor.updates(session.sessionId);
+    expect(chunkText(updates, "agent_thought_chunk")).toContain("Checking the greeting first.");
+    expect(chunkText(updates, "agent_message_chunk")).toBe("It said hello.");
+    const call = toolUpdates(updates, "c1");
+    expect(call.map((update) => [update.sessionUpdate, update.status])).toEqual([
+      ["tool_call", "pending"],
+      ["tool_call_update", "completed"],
+    ]);
+    expect(call[0]).toMatchObject({ kind: "execute", title: "bash: echo hello-from-acp" });
+    expect(JSON.stringify(call[1]?.content)).toContain("hello-from-acp");
+    // The call comes before the answer that follows it.
+    const finished = updates.indexOf(call[1] as acp.SessionUpdate);
+    const answerAt = updates.findIndex((update) => update.sessionUpdate === "agent_message_chunk");
+    expect(finished).toBeLessThan(answerAt);
+    expect(editor.permissionRequests).toEqual([]);
+    expect(await editor.close()).toBe(0);
+    expectOnlyJsonRpc(editor);
+  });
+
+  it("asks before an edit, then shows it as a diff of the file and changes it", async () => {
+    const sandbox = freshSandbox();
+    const file = join(sandbox.workspace, "colour.txt");
+    writeFileSync(file, "colour = red\n");
+    const editor = open(sandbox);
+    const { sessionId } = await newSession(editor, sandbox);
+    model.script([
+      reply(toolUse("r1", "read", { file_path: "colour.txt" })),
+      reply(
+        toolUse("e1", "edit", { file_path: "colour.txt", old_string: "red", new_string: "blue" }),
+      ),
+      reply(text("Now blue.")),
+    ]);
+    const answer = await editor.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "make it blue" }],
+    });
+    expect(answer.stopReason).toBe("end_turn");
+    expect(readFileSync(file, "utf8")).toBe("colour = blue\n");
+
+    expect(editor.permissionRequests).toHaveLength(1);
+    const asked = editor.permissionRequests[0] as acp.RequestPermissionRequest;
+    expect(asked.toolCall.toolCallId).toBe("e1");
+    expect(asked.options.map((option) => option.kind)).toEqual([
+      "allow_once",
+      "allow_always",
+      "reject_once",
+      "reject_always",
+    ]);
+    const edit = toolUpdates(editor.updates(sessionId), "e1");
+    expect(edit.map((update) => update.status)).toEqual(["pending", "in_progress", "completed"]);
+    expect(edit[0]).toMatchObject({ kind: "edit", locations: [{ path: file }] });
+    expect(edit[2]?.content).toEqual([
+      { type: "diff", path: file, oldText: "colour = red\n", newText: "colour = blue\n" },
+    ]);
+    expect(toolUpdates(editor.updates(sessionId), "r1")[0]).toMatchObject({ kind: "read" });
+  });
+
+  it("in ask mode a write the editor rejects never runs", async () => {
+    const sandbox = freshSandbox();
+    const editor = open(sandbox);
+    const { sessionId } = await newSession(editor, sandbox);
+    editor.answerPermissions(async () => chosen("reject_once"));
+    model.script([
+      reply(toolUse("w1", "write", { file_path: "notes.txt", content: "hello\n" })),
+      reply(text("I left it alone.")),
+    ]);
+    const answer = await editor.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "write notes" }],
+    });
+    expect(answer.stopReason).toBe("end_turn");
+    expect(editor.permissionRequests.map((request) => request.toolCall.toolCallId)).toEqual(["w1"]);
+    expect(existsSync(join(sandbox.workspace, "notes.txt"))).toBe(false);
+    const write = toolUpdates(editor.updates(sessionId), "w1");
+    expect(write.map((update) => update.status)).toEqual(["pending", "failed"]);
+  });
+
+  it("session/cancel during `sleep 30` returns cancelled within two seconds, with nothing left running", async () => {
+    const sandbox = freshSandbox();
+    const editor = open(sandbox);
+    const { sessionId } = await newSession(editor, sandbox);
+    model.script([reply(bash("s1", "sleep 30")), reply(text("unreachable"))]);
+    const prompt = editor.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "wait" }],
+    });
+    await expect
+      .poll(() => processesIn(sandbox.workspace).length, { timeout: 10_000 })
+      .toBeGreaterThan(0);
+    const started = performance.now();
+    await editor.agent.notify("session/cancel", { sessionId });
+    const answer = await prompt;
+    expect(answer.stopReason).toBe("cancelled");
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(processesIn(sandbox.workspace)).toEqual([]);
+  });
+
+  it("a cancel while the editor is asked answers the question cancelled and ends the turn", async () => {
+    const sandbox = freshSandbox();
+    const editor = open(sandbox);
+    const { sessionId } = await newSession(editor, sandbox);
+    let askedSignal: AbortSignal | undefined;
+    editor.answerPermissions(
+      (_request, signal) =>
+        new Promise((resolve) => {
+          askedSignal = signal;
+          signal.addEventListener("abort", () => resolve({ outcome: { outcome: "cancelled" } }));
+        }),
+    );
+    model.script([reply(toolUse("w2", "write", { file_path: "later.txt", content: "x\n" }))]);
+    const prompt = editor.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "write" }],
+    });
+    await expect.poll(() => editor.permissionRequests.length).toBe(1);
+    await editor.agent.notify("session/cancel", { sessionId });
+    expect((await prompt).stopReason).toBe("cancelled");
+    await expect.poll(() => askedSignal?.aborted).toBe(true);
+    expect(existsSync(join(sandbox.workspace, "later.txt"))).toBe(false);
+  });
+
+  it("session/load in a new process replays the first prompt and its answer, and goes on from there", async () => {
+    const sandbox = freshSandbox();
+    const first = open(sandbox);
+    const { sessionId } = await newSession(first, sandbox);
+    model.script([reply(text("Noted: seven."))]);
+    await first.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "remember the number seven" }],
+    });
+    expect(await first.close()).toBe(0);
+
+    const second = open(sandbox);
+    await initialize(second);
+    const loaded = await second.agent.request("session/load", {
+      sessionId,
+      cwd: sandbox.workspace,
+      mcpServers: [],
+    });
+    expect(loaded.modes?.currentModeId).toBe("ask");
+    const replayed = second.updates(sessionId);
+    expect(chunkText(replayed, "user_message_chunk")).toBe("remember the number seven");
+    expect(chunkText(replayed, "agent_message_chunk")).toBe("Noted: seven.");
+
+    model.script([reply(text("It was seven."))]);
+    const before = model.requestCount();
+    await second.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "which number?" }],
+    });
+    expect(model.requests()[before]?.body).toContain("remember the number seven");
+    expectOnlyJsonRpc(second);
+  });
+
+  it("switches the permission mode with session/set_mode, and refuses a mode it does not have", async () => {
+    const sandbox = freshSandbox();
+    const editor = open(sandbox);
+    const { sessionId } = await newSession(editor, sandbox);
+    await editor.agent.request("session/set_mode", { sessionId, modeId: "yolo" });
+    model.script([
+      reply(toolUse("w3", "write", { file_path: "free.txt", content: "ok\n" })),
+      reply(text("Done.")),
+    ]);
+    await editor.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "write" }],
+    });
+    expect(editor.permissionRequests).toEqual([]);
+    expect(readFileSync(join(sandbox.workspace, "free.txt"), "utf8")).toBe("ok\n");
+    await expect(
+      editor.agent.request("session/set_mode", { sessionId, modeId: "reckless" }),
+    ).rejects.toThrow(/Unknown permission mode "reckless"/);
+  });
+
+  it("answers bad input with JSON-RPC errors: 40 malformed lines, then initialize is still answered", async () => {
+    const sandbox = freshSandbox();
+    const editor = open(sandbox);
+    for (let line = 0; line < 40; line++) editor.child.stdin?.write(`not json ${line} {\n`);
+    const init = await initialize(editor);
+    expect(init.protocolVersion).toBe(1);
+    const parseErrors = editor
+      .stdoutLines()
+      .filter((line) => JSON.parse(line).error?.code === -32700);
+    expect(parseErrors).toHaveLength(40);
+    await expect(
+      editor.agent.request("session/prompt", {
+        sessionId: "no-such-session",
+        prompt: [{ type: "text", text: "hi" }],
+      }),
+    ).rejects.toMatchObject({ code: -32002 });
+    await expect(editor.agent.request("no/such_method", {})).rejects.toMatchObject({
+      code: -32601,
+    });
+    expect(await editor.close()).toBe(0);
+    expectOnlyJsonRpc(editor);
+  });
+});
