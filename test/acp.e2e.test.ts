@@ -1,7 +1,7 @@
 // `agentloop acp` driven as an editor drives it: the built CLI as a child process, the ACP SDK's
 // client side on its stdio pipes, the fake Messages API as the model, real bash and real files.
 
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
@@ -13,6 +13,7 @@ import {
   startFakeModel,
 } from "./support/cli-harness.js";
 import { type FakeBlock, reply, text, thinking, toolUse } from "./support/fake-anthropic-server.js";
+import { TEST_SERVER } from "./support/mcp-servers.js";
 import { processesIn } from "./support/processes.js";
 
 const bash = (id: string, command: string): FakeBlock => toolUse(id, "bash", { command });
@@ -261,6 +262,77 @@ describe("agentloop acp, driven by an ACP client", () => {
     await expect(
       editor.agent.request("session/set_mode", { sessionId, modeId: "reckless" }),
     ).rejects.toThrow(/Unknown permission mode "reckless"/);
+  });
+
+  it("gives the model the editor's MCP servers, shows todo_write as a plan and offers the skills as commands", async () => {
+    const sandbox = freshSandbox();
+    const skill = join(sandbox.workspace, ".agentloop", "skills", "review");
+    mkdirSync(skill, { recursive: true });
+    writeFileSync(
+      join(skill, "SKILL.md"),
+      "---\nname: review\ndescription: Review a change for bugs\n---\nReview $ARGUMENTS.\n",
+    );
+    const editor = open(sandbox, ["--tools", "bash,todo_write"]);
+    await initialize(editor);
+    const { sessionId } = await editor.agent.request("session/new", {
+      cwd: sandbox.workspace,
+      mcpServers: [{ name: "test", command: process.execPath, args: [TEST_SERVER], env: [] }],
+    });
+    const todos = [
+      { content: "Read the code", status: "completed", activeForm: "Reading the code" },
+      { content: "Fix the bug", status: "in_progress", activeForm: "Fixing the bug" },
+    ];
+    model.script([reply(toolUse("t1", "todo_write", { todos })), reply(text("Planned."))]);
+    const before = model.requestCount();
+    await editor.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "plan it" }],
+    });
+    const tools = JSON.parse(model.requests()[before]?.body ?? "{}").tools.map(
+      (tool: { name: string }) => tool.name,
+    );
+    expect(tools).toContain("mcp__test__echo");
+    const updates = editor.updates(sessionId);
+    expect(updates).toContainEqual({
+      sessionUpdate: "plan",
+      entries: [
+        { content: "Read the code", priority: "medium", status: "completed" },
+        { content: "Fix the bug", priority: "medium", status: "in_progress" },
+      ],
+    });
+    expect(toolUpdates(updates, "t1")[0]).toMatchObject({ kind: "think" });
+    expect(updates).toContainEqual({
+      sessionUpdate: "available_commands_update",
+      availableCommands: [{ name: "review", description: "Review a change for bugs" }],
+    });
+  });
+
+  it("takes a prompt of text, a linked file, an embedded file and an image", async () => {
+    const sandbox = freshSandbox();
+    const editor = open(sandbox);
+    const { sessionId } = await newSession(editor, sandbox);
+    model.script([reply(text("Seen."))]);
+    const before = model.requestCount();
+    const pixel =
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    await editor.agent.request("session/prompt", {
+      sessionId,
+      prompt: [
+        { type: "text", text: "look at these" },
+        { type: "resource_link", uri: `file://${sandbox.workspace}/main.ts`, name: "main.ts" },
+        {
+          type: "resource",
+          resource: { uri: `file://${sandbox.workspace}/unsaved.ts`, text: "let draft = 1;" },
+        },
+        { type: "image", mimeType: "image/png", data: pixel },
+      ],
+    });
+    const sent = model.requests()[before]?.body ?? "";
+    expect(sent).toContain("look at these");
+    expect(sent).toContain(`The user points to ${sandbox.workspace}/main.ts.`);
+    expect(sent).toContain(`<file path=\\"${sandbox.workspace}/unsaved.ts\\">\\nlet draft = 1;`);
+    const saved = /saved as ([^:]+\.png)/.exec(sent)?.[1] as string;
+    expect(readFileSync(saved).toString("base64")).toBe(pixel);
   });
 
   it("answers bad input with JSON-RPC errors: 40 malformed lines, then initialize is still answered", async () => {
