@@ -333,6 +333,10 @@ describe("agentloop acp, driven by an ACP client", () => {
     expect(sent).toContain(`<file path=\\"${sandbox.workspace}/unsaved.ts\\">\\nlet draft = 1;`);
     const saved = /saved as ([^:]+\.png)/.exec(sent)?.[1] as string;
     expect(readFileSync(saved).toString("base64")).toBe(pixel);
+    // Beside the session, in its own folder.
+    expect(
+      saved.startsWith(join(sandbox.home, ".local", "state", "agentloop", "sessions", sessionId)),
+    ).toBe(true);
   });
 
   it("answers bad input with JSON-RPC errors: 40 malformed lines, then initialize is still answered", async () => {

@@ -11,7 +11,7 @@ import { ConfigError } from "../core/errors.js";
 import { EXIT } from "../core/exit-codes.js";
 import { log } from "./acp-io.js";
 import { type AcpSession, startAcpSession } from "./acp-session.js";
-import { clientMcpFiles } from "./client-mcp.js";
+import { clientMcpFiles, removeClientMcpFiles } from "./client-mcp.js";
 
 export async function runAcpCommand(options: SessionOptions, version: string): Promise<number> {
   const sessions = new Map<string, AcpSession>();
@@ -32,17 +32,20 @@ export async function runAcpCommand(options: SessionOptions, version: string): P
         `cwd must be an absolute path, got "${request.cwd}".`,
       );
     }
-    const mcpConfigFiles = [...options.mcpConfigFiles, ...clientMcpFiles(request.mcpServers, log)];
+    const editorFiles = clientMcpFiles(request.mcpServers, log);
     const session = await startAcpSession(client, {
       ...options,
       cwd: request.cwd,
-      mcpConfigFiles,
+      mcpConfigFiles: [...options.mcpConfigFiles, ...editorFiles],
       resume: resume ? { id: resume } : undefined,
-    }).catch((error: unknown) => {
-      if (error instanceof ConfigError)
-        throw acp.RequestError.invalidParams(undefined, error.message);
-      throw error;
-    });
+    })
+      .catch((error: unknown) => {
+        if (error instanceof ConfigError) {
+          throw acp.RequestError.invalidParams(undefined, error.message);
+        }
+        throw error;
+      })
+      .finally(() => removeClientMcpFiles(editorFiles));
     sessions.set(session.id, session);
     return session;
   };

@@ -3,6 +3,7 @@
 // cancel aborts the turn and ends what it started; the mode is the permission mode.
 // Prompt turns: https://agentclientprotocol.com/protocol/v1/prompt-turn
 
+import { dirname, join } from "node:path";
 import type {
   AgentContext,
   ContentBlock,
@@ -119,7 +120,7 @@ export async function startAcpSession(client: AgentContext, options: SessionOpti
           undefined,
           "A prompt is already running in this session.",
         );
-      const text = promptText(blocks);
+      const text = promptText(blocks, join(dirname(assembled.sessionPath), session.id, "images"));
       const invocation = invocationOf(text, controls.skills, controls.loadedSkills);
       const ignored = invocation && ignoredNotice(invocation.skill);
       if (ignored) log(ignored);

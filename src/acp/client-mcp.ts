@@ -1,12 +1,13 @@
 // The MCP servers an editor passes with `session/new`, written as a file in .mcp.json's format
 // and given to the session as --mcp-config files are: they join the project's and the user's
 // servers, and win on the same name. ACP's SSE transport has no place in agentloop's format and
-// was not offered in `initialize`, so such a server is skipped with a log line.
+// was not offered in `initialize`, so such a server is skipped with a log line. The file is
+// read once, as the session starts, and removed then.
 // MCP servers in ACP: https://agentclientprotocol.com/protocol/v1/session-setup#mcp-servers
 
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { McpServer } from "@agentclientprotocol/sdk";
 import type { McpServerConfig } from "../mcp/config.js";
 
@@ -36,4 +37,9 @@ export function clientMcpFiles(
 
 function pairs(list: readonly { name: string; value: string }[]): Record<string, string> {
   return Object.fromEntries(list.map(({ name, value }) => [name, value]));
+}
+
+/** Removes the files once the session has read them (it reads them as it starts). */
+export function removeClientMcpFiles(files: readonly string[]): void {
+  for (const file of files) rmSync(dirname(file), { recursive: true, force: true });
 }

@@ -1,10 +1,11 @@
 // An editor's prompt (text, links to files, embedded files, images) as the one text a session
 // takes. A link names its file for the model to read; an embedded file comes whole, as the
-// editor has it (unsaved changes included); an image is saved to a file the read tool opens.
+// editor has it (unsaved changes included); an image is saved beside the session, in a file
+// the read tool opens (and shows the model as an image).
 // Content blocks: https://agentclientprotocol.com/protocol/v1/content
 
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { createHash } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
@@ -16,11 +17,15 @@ const IMAGE_EXTENSIONS: Record<string, string> = {
   "image/webp": "webp",
 };
 
-export function promptText(blocks: readonly ContentBlock[]): string {
-  return blocks.map(blockText).filter(Boolean).join("\n\n");
+/** `images`: the folder a prompt's images are saved in, the session's own. */
+export function promptText(blocks: readonly ContentBlock[], images: string): string {
+  return blocks
+    .map((block) => blockText(block, images))
+    .filter(Boolean)
+    .join("\n\n");
 }
 
-function blockText(block: ContentBlock): string {
+function blockText(block: ContentBlock, images: string): string {
   switch (block.type) {
     case "text":
       return block.text;
@@ -32,14 +37,14 @@ function blockText(block: ContentBlock): string {
       if ("text" in resource) return `<file path="${where}">\n${resource.text}\n</file>`;
       const extension = IMAGE_EXTENSIONS[resource.mimeType ?? ""];
       return extension
-        ? imageText(resource.blob, extension)
+        ? imageText(resource.blob, extension, images)
         : `The user attached ${where} (${resource.mimeType ?? "binary"}), which is not text.`;
     }
     case "image": {
       const extension = IMAGE_EXTENSIONS[block.mimeType];
       if (!extension)
         return `The user attached an image of type ${block.mimeType}, which cannot be read.`;
-      return imageText(block.data, extension);
+      return imageText(block.data, extension, images);
     }
     case "audio":
       return "The user attached a sound, which agentloop cannot hear.";
@@ -56,9 +61,11 @@ function pathOf(uri: string): string {
   }
 }
 
-/** The image in a file of its own, named in the prompt so the model reads it with `read`. */
-function imageText(base64: string, extension: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), "agentloop-acp-image-")), `image.${extension}`);
-  writeFileSync(file, Buffer.from(base64, "base64"));
+/** The image in a file named by its hash, named in the prompt so the model reads it with `read`. */
+function imageText(base64: string, extension: string, images: string): string {
+  const bytes = Buffer.from(base64, "base64");
+  const file = join(images, `${createHash("sha256").update(bytes).digest("hex")}.${extension}`);
+  mkdirSync(images, { recursive: true, mode: 0o700 });
+  writeFileSync(file, bytes, { mode: 0o600 });
   return `The user attached an image, saved as ${file}: read it with the read tool to see it.`;
 }
