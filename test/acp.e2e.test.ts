@@ -215,7 +215,7 @@ describe("agentloop acp, driven by an ACP client", () => {
     const sandbox = freshSandbox();
     const first = open(sandbox);
     const { sessionId } = await newSession(first, sandbox);
-    model.script([reply(text("Noted: seven."))]);
+    model.script([reply(bash("l1", "echo remembered")), reply(text("Noted: seven."))]);
     await first.agent.request("session/prompt", {
       sessionId,
       prompt: [{ type: "text", text: "remember the number seven" }],
@@ -233,6 +233,12 @@ describe("agentloop acp, driven by an ACP client", () => {
     const replayed = second.updates(sessionId);
     expect(chunkText(replayed, "user_message_chunk")).toBe("remember the number seven");
     expect(chunkText(replayed, "agent_message_chunk")).toBe("Noted: seven.");
+    const call = toolUpdates(replayed, "l1");
+    expect(call.map((update) => [update.sessionUpdate, update.status])).toEqual([
+      ["tool_call", "pending"],
+      ["tool_call_update", "completed"],
+    ]);
+    expect(JSON.stringify(call[1]?.content)).toContain("remembered");
 
     model.script([reply(text("It was seven."))]);
     const before = model.requestCount();

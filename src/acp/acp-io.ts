@@ -3,6 +3,7 @@
 // log lines on stderr, since stdout carries the protocol alone.
 // Permission requests: https://agentclientprotocol.com/protocol/v1/tool-calls#requesting-permission
 
+import { randomUUID } from "node:crypto";
 import type {
   AgentContext,
   PermissionOption,
@@ -12,6 +13,7 @@ import type {
 import type { SessionIO } from "../assembly/session-io.js";
 import type { PermissionAnswer, PermissionQuestion } from "../permissions/policy.js";
 import type { PlanVerdict } from "../planning/exit-plan-mode.js";
+import { permissionQuestion } from "../terminal/ask.js";
 
 /** What the IO needs to know of the session it asks for, once it has started. */
 export interface AskingTurn {
@@ -56,7 +58,11 @@ export function acpIO(client: AgentContext, turn: () => AskingTurn | null): Sess
     async askPermission(question: PermissionQuestion): Promise<PermissionAnswer> {
       const key = `${question.tool}\u0000${JSON.stringify(question.action)}\u0000${question.rules.join(",")}`;
       if (rejected.has(key)) return { no: "The user rejected this kind of call for the session." };
-      const call = turn()?.callFor(question.tool) ?? { toolCallId: `question-${question.tool}` };
+      // A subagent's calls are not shown in the editor: its question stands on its own.
+      const call = turn()?.callFor(question.tool) ?? {
+        toolCallId: `question-${randomUUID()}`,
+        title: permissionQuestion(question).headline,
+      };
       const always = question.rules.length > 0;
       const options: PermissionOption[] = [
         { optionId: "allow_once", name: "Allow", kind: "allow_once" },

@@ -6,37 +6,32 @@
 import type { PlanEntry, SessionUpdate, StopReason } from "@agentclientprotocol/sdk";
 import type { LoopEvent, LoopStopReason } from "../core/events.js";
 import type { TodoItem } from "../core/todo-item.js";
-import { announcedCall, currentText, filePathOf, resultContent } from "./tool-calls.js";
+import {
+  announcedCall,
+  type FileChange,
+  fileBefore,
+  finishedCall,
+  textChunk,
+} from "./tool-calls.js";
 
 /** Turns one prompt's events into updates; it remembers each file a running call may change. */
 export function createEventUpdates(cwd: string) {
-  const changes = new Map<string, { path: string; before: string | null }>();
+  const changes = new Map<string, FileChange>();
   return (event: LoopEvent): SessionUpdate[] => {
     switch (event.type) {
       case "text_delta":
-        return [
-          { sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.text } },
-        ];
+        return [textChunk("agent_message_chunk", event.text)];
       case "thinking_delta":
-        return [
-          { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.text } },
-        ];
+        return [textChunk("agent_thought_chunk", event.text)];
       case "tool_start": {
-        const path = filePathOf(event.call, cwd);
-        if (path) changes.set(event.call.id, { path, before: currentText(path) });
+        const change = fileBefore(event.call, cwd);
+        if (change) changes.set(event.call.id, change);
         return [{ sessionUpdate: "tool_call", ...announcedCall(event.call, cwd) }];
       }
       case "tool_end": {
         const change = changes.get(event.call.id) ?? null;
         changes.delete(event.call.id);
-        return [
-          {
-            sessionUpdate: "tool_call_update",
-            toolCallId: event.call.id,
-            status: event.result.is_error ? "failed" : "completed",
-            content: resultContent(event.call, event.result, change),
-          },
-        ];
+        return [{ sessionUpdate: "tool_call_update", ...finishedCall(event.result, change) }];
       }
       case "todos":
         return [{ sessionUpdate: "plan", entries: event.todos.map(planEntry) }];

@@ -6,7 +6,7 @@
 
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { Message } from "../core/messages.js";
-import { announcedCall, resultContent } from "./tool-calls.js";
+import { announcedCall, finishedCall, textChunk } from "./tool-calls.js";
 
 export function historyUpdates(messages: readonly Message[], cwd: string): SessionUpdate[] {
   return messages.flatMap((message) => messageUpdates(message, cwd));
@@ -14,41 +14,29 @@ export function historyUpdates(messages: readonly Message[], cwd: string): Sessi
 
 function messageUpdates(message: Message, cwd: string): SessionUpdate[] {
   if (message.role === "user") {
-    if (typeof message.content === "string") return [userChunk(message.content)];
+    if (typeof message.content === "string") {
+      return [textChunk("user_message_chunk", message.content)];
+    }
     const results = message.content.filter((block) => block.type === "tool_result");
     if (results.length === 0) {
       const prompt = message.content.find((block) => block.type === "text");
-      return prompt ? [userChunk(prompt.text)] : [];
+      return prompt ? [textChunk("user_message_chunk", prompt.text)] : [];
     }
     return results.map((result) => ({
       sessionUpdate: "tool_call_update",
-      toolCallId: result.tool_use_id,
-      status: result.is_error ? "failed" : "completed",
-      content: resultContent(
-        { type: "tool_use", id: result.tool_use_id, name: "", input: {} },
-        result,
-        null,
-      ),
+      ...finishedCall(result, null),
     }));
   }
   return message.content.flatMap((block): SessionUpdate[] => {
     switch (block.type) {
       case "text":
-        return [
-          { sessionUpdate: "agent_message_chunk", content: { type: "text", text: block.text } },
-        ];
+        return [textChunk("agent_message_chunk", block.text)];
       case "thinking":
-        return [
-          { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: block.thinking } },
-        ];
+        return [textChunk("agent_thought_chunk", block.thinking)];
       case "tool_use":
         return [{ sessionUpdate: "tool_call", ...announcedCall(block, cwd) }];
       default:
         return [];
     }
   });
-}
-
-function userChunk(text: string): SessionUpdate {
-  return { sessionUpdate: "user_message_chunk", content: { type: "text", text } };
 }

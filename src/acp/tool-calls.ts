@@ -5,9 +5,11 @@
 
 import { readFileSync } from "node:fs";
 import type {
+  SessionUpdate,
   ToolCall,
   ToolCallContent,
   ToolCallLocation,
+  ToolCallUpdate,
   ToolKind,
 } from "@agentclientprotocol/sdk";
 import type { ToolResultBlock, ToolUseBlock } from "../core/messages.js";
@@ -43,37 +45,57 @@ export function announcedCall(call: ToolUseBlock, cwd: string): ToolCall {
 }
 
 /** The absolute path a file tool works on; null for the other tools. */
-export function filePathOf(call: ToolUseBlock, cwd: string): string | null {
+function filePathOf(call: ToolUseBlock, cwd: string): string | null {
   const input = call.input as Record<string, unknown>;
   if (typeof input.file_path !== "string") return null;
   return resolveToolPath(cwd, input.file_path);
 }
 
-/** A file's text as it is now; null when there is none (a write makes a new file). */
-export function currentText(path: string): string | null {
+/** The file a write or an edit is about to change, with its text now (null: no file yet). */
+export function fileBefore(call: ToolUseBlock, cwd: string): FileChange | null {
+  const path = call.name === "write" || call.name === "edit" ? filePathOf(call, cwd) : null;
+  return path ? { path, before: currentText(path) } : null;
+}
+
+export interface FileChange {
+  path: string;
+  before: string | null;
+}
+
+/**
+ * The update that ends a call: its status, and what it shows: the diff of the file it changed
+ * (`change`, from fileBefore), or its result's text: a command's output, a file's lines, an error.
+ */
+export function finishedCall(result: ToolResultBlock, change: FileChange | null): ToolCallUpdate {
+  const after = change && !result.is_error ? currentText(change.path) : null;
+  const text = resultText(result.content);
+  const content: ToolCallContent[] =
+    change && after !== null
+      ? [{ type: "diff", path: change.path, oldText: change.before, newText: after }]
+      : text
+        ? [{ type: "content", content: { type: "text", text } }]
+        : [];
+  return {
+    toolCallId: result.tool_use_id,
+    status: result.is_error ? "failed" : "completed",
+    content,
+  };
+}
+
+/** A piece of the answer, of the thinking or of the user's prompt. */
+export function textChunk(
+  kind: "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk",
+  text: string,
+): SessionUpdate {
+  return { sessionUpdate: kind, content: { type: "text", text } };
+}
+
+function currentText(path: string): string | null {
   try {
     return readFileSync(path, "utf8");
   } catch {
     return null;
   }
-}
-
-/**
- * What a finished call shows: the diff of the file it changed (`before` is the file's text when
- * it was announced), or its result's text: a command's output, a file's lines, an error.
- */
-export function resultContent(
-  call: ToolUseBlock,
-  result: ToolResultBlock,
-  change: { path: string; before: string | null } | null,
-): ToolCallContent[] {
-  const changed = !result.is_error && change !== null;
-  const after = changed ? currentText(change.path) : null;
-  if (changed && after !== null && (call.name === "write" || call.name === "edit")) {
-    return [{ type: "diff", path: change.path, oldText: change.before, newText: after }];
-  }
-  const text = resultText(result.content);
-  return text ? [{ type: "content", content: { type: "text", text } }] : [];
 }
 
 function titleOf(name: string, input: Record<string, unknown>): string {
