@@ -345,9 +345,31 @@ describe("agentloop acp, driven by an ACP client", () => {
     ).toBe(true);
   });
 
+  it("ends a turn with ACP's stop reasons: max_turn_requests at --max-turns, refusal, and an error as a failed prompt", async () => {
+    const sandbox = freshSandbox();
+    const editor = open(sandbox, ["--max-turns", "1"]);
+    const { sessionId } = await newSession(editor, sandbox);
+    const prompt = () =>
+      editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
+    model.script([reply(bash("m1", "echo one"))]);
+    expect((await prompt()).stopReason).toBe("max_turn_requests");
+    model.script([{ kind: "reply", content: [text("No.")], stopReason: "refusal" }]);
+    expect((await prompt()).stopReason).toBe("refusal");
+    model.script([
+      { kind: "http_error", status: 400, errorType: "invalid_request_error", message: "bad" },
+    ]);
+    await expect(prompt()).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringContaining("bad"),
+    });
+  });
+
   it("answers bad input with JSON-RPC errors: 40 malformed lines, then initialize is still answered", async () => {
     const sandbox = freshSandbox();
     const editor = open(sandbox);
+    await expect(
+      editor.agent.request("session/new", { cwd: sandbox.workspace, mcpServers: [] }),
+    ).rejects.toMatchObject({ code: -32600 });
     for (let line = 0; line < 40; line++) editor.child.stdin?.write(`not json ${line} {\n`);
     const init = await initialize(editor);
     expect(init.protocolVersion).toBe(1);
