@@ -270,6 +270,39 @@ describe("agentloop acp, driven by an ACP client", () => {
     ).rejects.toThrow(/Unknown permission mode "reckless"/);
   });
 
+  it("in plan mode shows the plan for approval, and tells the editor of the mode the approval chose", async () => {
+    const sandbox = freshSandbox();
+    const editor = open(sandbox);
+    const { sessionId } = await newSession(editor, sandbox);
+    await editor.agent.request("session/set_mode", { sessionId, modeId: "plan" });
+    editor.answerPermissions(async () => chosen("auto"));
+    // The plan file's path is in plan mode's note beside the prompt.
+    let planFile = "";
+    model.script([reply(toolUse("x1", "exit_plan_mode", {})), reply(text("Planned."))], {
+      intercept: ({ lastUserText }) => {
+        const named = /your plan, (\S+), which/.exec(lastUserText)?.[1];
+        if (!named) return undefined;
+        planFile = named;
+        return reply(toolUse("p1", "write", { file_path: named, content: "1. Paint it blue.\n" }));
+      },
+    });
+    await editor.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "plan" }],
+    });
+    expect(planFile).not.toBe("");
+    const asked = editor.permissionRequests.at(-1) as acp.RequestPermissionRequest;
+    expect(asked.toolCall).toMatchObject({
+      toolCallId: "x1",
+      content: [{ type: "content", content: { type: "text", text: "1. Paint it blue.\n" } }],
+    });
+    expect(asked.options.map((option) => option.optionId)).toEqual(["ask", "auto", "keep"]);
+    expect(editor.updates(sessionId)).toContainEqual({
+      sessionUpdate: "current_mode_update",
+      currentModeId: "auto",
+    });
+  });
+
   it("gives the model the editor's MCP servers, shows todo_write as a plan and offers the skills as commands", async () => {
     const sandbox = freshSandbox();
     const skill = join(sandbox.workspace, ".agentloop", "skills", "review");
