@@ -24,6 +24,21 @@ function expectOnlyJsonRpc(editor: Editor) {
     expect(JSON.parse(line)).toMatchObject({ jsonrpc: "2.0" });
 }
 
+/** The call `id` was announced pending, then completed showing `output`; its two updates. */
+function expectAnnouncedThenCompleted(
+  updates: readonly acp.SessionUpdate[],
+  id: string,
+  output: string,
+): ToolUpdate[] {
+  const call = toolUpdates(updates, id);
+  expect(call.map((update) => [update.sessionUpdate, update.status])).toEqual([
+    ["tool_call", "pending"],
+    ["tool_call_update", "completed"],
+  ]);
+  expect(JSON.stringify(call[1]?.content)).toContain(output);
+  return call;
+}
+
 /**
  * The `sleep` processes working in `dir`: what a command started. The session's shell waiting
  * for its next command (src/tools/warm-shell.ts) works there too, and is not one of them.
@@ -107,13 +122,8 @@ describe("agentloop acp, driven by an ACP client", () => {
     const updates = editor.updates(session.sessionId);
     expect(chunkText(updates, "agent_thought_chunk")).toContain("Checking the greeting first.");
     expect(chunkText(updates, "agent_message_chunk")).toBe("It said hello.");
-    const call = toolUpdates(updates, "c1");
-    expect(call.map((update) => [update.sessionUpdate, update.status])).toEqual([
-      ["tool_call", "pending"],
-      ["tool_call_update", "completed"],
-    ]);
+    const call = expectAnnouncedThenCompleted(updates, "c1", "hello-from-acp");
     expect(call[0]).toMatchObject({ kind: "execute", title: "bash: echo hello-from-acp" });
-    expect(JSON.stringify(call[1]?.content)).toContain("hello-from-acp");
     // The call comes before the answer that follows it.
     const finished = updates.indexOf(call[1] as acp.SessionUpdate);
     const answerAt = updates.findIndex((update) => update.sessionUpdate === "agent_message_chunk");
@@ -245,12 +255,7 @@ describe("agentloop acp, driven by an ACP client", () => {
     const replayed = second.updates(sessionId);
     expect(chunkText(replayed, "user_message_chunk")).toBe("remember the number seven");
     expect(chunkText(replayed, "agent_message_chunk")).toBe("Noted: seven.");
-    const call = toolUpdates(replayed, "l1");
-    expect(call.map((update) => [update.sessionUpdate, update.status])).toEqual([
-      ["tool_call", "pending"],
-      ["tool_call_update", "completed"],
-    ]);
-    expect(JSON.stringify(call[1]?.content)).toContain("remembered");
+    expectAnnouncedThenCompleted(replayed, "l1", "remembered");
 
     model.script([reply(text("It was seven."))]);
     const before = model.requestCount();
