@@ -18,7 +18,7 @@ export const LAYERS = [
   ["assembly"],
   ["terminal", "viewer"],
   ["command-line"],
-  ["repl", "batch"],
+  ["repl", "batch", "acp"],
   ["doors"],
 ];
 

@@ -63,6 +63,10 @@ export async function main(argv: string[]): Promise<number> {
       const stdout = (line: string) => process.stdout.write(`${line}\n`);
       return runMcpList({ ...command, env: process.env, stdout }).catch(fail);
     }
+    case "acp": {
+      const { runAcpCommand } = await import("./acp/acp-command.js");
+      return runAcpCommand(command, VERSION).catch(fail);
+    }
     case "run":
       return run(command).catch(fail);
   }

@@ -25,6 +25,23 @@ describe("the command line", () => {
     expect(parseCommandLine(["-p"], "/p")).toMatchObject({ oneShot: true, prompt: undefined });
   });
 
+  it("starts the editor's agent with `acp`, its flags the defaults of every session", () => {
+    const options = parseCommandLine(
+      ["acp", "--model", "m", "--permission-mode", "auto", "--mcp-config", "servers.json"],
+      "/p",
+    );
+    expect(options).toMatchObject({
+      command: "acp",
+      model: "m",
+      permissionMode: "auto",
+      mcpConfigFiles: ["/p/servers.json"],
+    });
+    expect(parseCommandLine(["acp", "now"], "/p")).toMatchObject({
+      command: "run",
+      prompt: "acp now",
+    });
+  });
+
   it("reads every documented flag", () => {
     const options = parseCommandLine(
       [

@@ -29,8 +29,14 @@ export interface ViewOptions {
   exportPath: string | undefined;
 }
 
+/** `agentloop acp`: an editor's agent on stdio; the flags are its sessions' defaults. */
+export interface AcpOptions extends SessionOptions {
+  command: "acp";
+}
+
 export type CommandLine =
   | RunOptions
+  | AcpOptions
   | ViewOptions
   | { command: "sessions"; cwd: string }
   | { command: "mcp-list"; cwd: string; mcpConfigFiles: string[] }
@@ -47,6 +53,7 @@ export const USAGE = `Usage:
   agentloop view [ID]            replay a session in the browser (--port N, --open, --export FILE)
   agentloop mcp list             the MCP servers here, their state, tools and request bytes
   agentloop memory [list|forget ID|pin ID|clear]   what agentloop remembers of this directory
+  agentloop acp                  an Agent Client Protocol agent on stdio, for editors (Zed, ...)
   agentloop batch run TASKS.jsonl --out DIR   run many tasks, each in a fresh clone
                                  (agentloop batch --help for all batch commands)
 
@@ -135,7 +142,7 @@ export function parseCommandLine(argv: string[], currentDirectory = process.cwd(
     ? "yolo"
     : values["permission-mode"];
 
-  return {
+  const run: RunOptions = {
     command: "run",
     prompt: positionals.length > 0 ? positionals.join(" ") : undefined,
     oneShot: values.print === true || positionals.length > 0,
@@ -172,6 +179,7 @@ export function parseCommandLine(argv: string[], currentDirectory = process.cwd(
           : positiveInteger("--goal-max-turns", values["goal-max-turns"]),
     },
   };
+  return first === "acp" && rest.length === 0 ? { ...run, command: "acp" } : run;
 }
 
 function parseFlags(argv: string[]) {
