@@ -167,6 +167,28 @@ describe("Anthropic API errors that retrying cannot fix", () => {
       /^The conversation is too long for claude-test-1 \(.*prompt is too long.*\)\.$/,
     ],
     [
+      "prompt is too long, reported inside a 200 stream",
+      {
+        kind: "sse_error" as const,
+        content: [text("Starting to answer")],
+        errorType: "invalid_request_error",
+        message: "prompt is too long: 208934 tokens > 200000 maximum",
+      },
+      "context_too_long",
+      /^The conversation is too long for claude-test-1 \(invalid_request_error in the stream: prompt is too long.*\)\.$/,
+    ],
+    [
+      "request_too_large, reported inside a 200 stream",
+      {
+        kind: "sse_error" as const,
+        content: [text("Starting to answer")],
+        errorType: "request_too_large",
+        message: "Request exceeds the maximum allowed number of bytes.",
+      },
+      "context_too_long",
+      /^The request is too large for the API \(request_too_large in the stream: Request exceeds/,
+    ],
+    [
       "401 authentication_error",
       httpError(401, "authentication_error", "invalid x-api-key"),
       "authentication",

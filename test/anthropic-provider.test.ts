@@ -68,7 +68,9 @@ describe("the Anthropic provider", () => {
     ["pause_turn", "pause_turn"],
     ["refusal", "refusal"],
     ["stop_sequence", "stop_sequence"],
-    ["model_context_window_exceeded", "unknown"],
+    // The reply filled the window: cut off as by max_tokens, continued after compaction.
+    ["model_context_window_exceeded", "max_tokens"],
+    ["a_reason_of_a_newer_api", "unknown"],
   ])("maps stop_reason %s to %s, keeping the raw reason", async (raw, mapped) => {
     fake.script([withStop(raw, reply(text("So far.")))]);
     const { reply: answer } = await ask(providerFor(fake));

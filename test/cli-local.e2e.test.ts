@@ -122,7 +122,7 @@ describe("agentloop --provider local", () => {
     const run = await runCli(["--provider", "local", "say hello"], { env, cwd: sandbox.workspace });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(
-      /Cannot download .*Qwen3-4B-Q4_K_M\.gguf .*save it as .*\/agentloop\/models\/huggingface\/Qwen\/Qwen3-4B-GGUF\/Qwen3-4B-Q4_K_M\.gguf, or pass --model/,
+      /Cannot download .*Qwen3\.5-4B-Q4_K_M\.gguf .*save it as .*\/agentloop\/models\/huggingface\/unsloth\/Qwen3\.5-4B-GGUF\/Qwen3\.5-4B-Q4_K_M\.gguf, or pass --model/,
     );
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
   });

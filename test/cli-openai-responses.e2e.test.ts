@@ -9,7 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Message } from "../src/core/messages.js";
 import { freshSandbox, onlySession, runCli, type Sandbox } from "./support/cli-harness.js";
 import { FAKE_REASONING_SUMMARY } from "./support/fake-openai-responses.js";
-import { type FakeOpenAI, type FakeTurn, startFakeOpenAI } from "./support/fake-openai-server.js";
+import {
+  type FakeOpenAI,
+  type FakeTurn,
+  type RecordedRequest,
+  startFakeOpenAI,
+} from "./support/fake-openai-server.js";
 import { bash, text } from "./support/scripted-provider.js";
 
 const ON_RESPONSES = ["--provider", "openai", "--model", "gpt-6.1-sol"];
@@ -145,6 +150,46 @@ describe("the CLI on OpenAI's Responses API", () => {
     const output = inputOf(requests[1]).find((item) => item.type === "function_call_output");
     expect(JSON.stringify(output)).toContain("cut off");
   });
+
+  it("compacts when the stream reports context_length_exceeded, and finishes: the next request is smaller, none is sent again as it was", async () => {
+    const sandbox = freshSandbox();
+    // Each step prints about 25 KB (6,000 of the fake's tokens): the seventh or so passes the
+    // 40,000-token window agentloop was not told about, and the fake turns it away as OpenAI
+    // does, inside a 200 stream (an error event, then response.failed).
+    const step = (k: number) =>
+      `yes "build log line of step ${k}: compiling the module and linking it" | head -c 25000; echo; echo END-OF-STEP-${k}`;
+    const steps = Array.from({ length: 10 }, (_, i) => i + 1);
+    fake.script(
+      [
+        ...steps.map((k): FakeTurn => ({ kind: "reply", content: [bash(`call_${k}`, step(k))] })),
+        { kind: "reply", content: [text("All 10 steps are built.")] },
+      ],
+      {
+        intercept: (body) =>
+          JSON.stringify(body.input).includes("[agentloop] The conversation has grown too long")
+            ? { kind: "reply", content: [text("Steps are being built one by one.")] }
+            : undefined,
+      },
+    );
+    const before = fake.requests.length;
+    fake.setContextWindow(40_000);
+    const { code, stdout, stderr } = await run(sandbox, [...ON_RESPONSES, "build every step"]);
+    fake.setContextWindow(undefined);
+    const requests = fake.requests.slice(before);
+
+    expect({ code, stdout }).toEqual({ code: 0, stdout: "All 10 steps are built.\n" });
+    expect(stderr).not.toMatch(/retrying|trying again|attempt 2/i);
+    const refused = requests.filter((request) => request.rejection !== undefined);
+    expect(refused.map((request) => request.status)).toEqual([200]);
+    const next = requests[requests.indexOf(refused[0] as RecordedRequest) + 1];
+    expect(next?.tokens).toBeLessThan(refused[0]?.tokens ?? 0);
+    const bodies = requests.map((request) => JSON.stringify(request.body));
+    expect(new Set(bodies).size).toBe(bodies.length);
+    // Every step's output reached the model whole in some request.
+    for (const k of steps) {
+      expect(bodies.some((body) => body.includes(`END-OF-STEP-${k}\\n`))).toBe(true);
+    }
+  }, 60_000);
 
   it("fails on --api chat with one sentence naming --api responses", async () => {
     const sandbox = freshSandbox();

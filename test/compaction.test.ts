@@ -262,6 +262,27 @@ describe("compaction", () => {
     expect(compactions.slice(1).every((event) => event.trigger === "auto")).toBe(true);
   });
 
+  it("says so and stops when the request compacted after a 'too long' answer is refused too", async () => {
+    const commands = Array.from({ length: 12 }, (_, i) => printLines(i * 1000, 300));
+    // A server whose window is smaller than anything compaction will make, naming none.
+    const refused: number[] = [];
+    const failWith = (request: ModelRequest) => {
+      if (isSummaryRequest(request)) return null;
+      if (refused.length === 0 && tokensOf(request) <= 4_000) return null;
+      refused.push(tokensOf(request));
+      return new ProviderError("context_too_long", "The input exceeds the context window.", 400);
+    };
+    const { stop, compactions } = await run(commands, { contextWindow: 200_000, failWith });
+    expect(stop.reason).toBe("context_too_long");
+    expect(stop.detail).toBe(
+      "The input exceeds the context window, even after compacting it: start a new session, or use a model with a larger window (--context-window if agentloop has it wrong).",
+    );
+    expect(compactions.filter((event) => event.trigger === "too_long")).toHaveLength(1);
+    // Two refused, and the second was the compacted one, smaller: none was sent again as it was.
+    expect(refused).toHaveLength(2);
+    expect(refused[1]).toBeLessThan(refused[0] as number);
+  });
+
   it("stops with context_too_long when the refused request cannot be made smaller", async () => {
     const refuse = () =>
       new ProviderError(

@@ -2,10 +2,11 @@
 // test passing against it means something only if it refuses what OpenAI refuses. Plain HTTP
 // here, so that each rule is tested without the provider that normally keeps to it.
 
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { createOpenAIProvider } from "../src/providers/openai.js";
 import { drain } from "./support/drain.js";
-import { type FakeOpenAI, serveOpenAI } from "./support/fake-openai-server.js";
+import { type FakeOpenAI, serveOpenAI, startFakeOpenAI } from "./support/fake-openai-server.js";
+import { OVER_WINDOW_MESSAGE } from "./support/fake-responses-overflow.js";
 import { bash, text } from "./support/scripted-provider.js";
 
 const MODEL = "gpt-6.1-sol";
@@ -134,6 +135,28 @@ describe("the fake Responses endpoint", () => {
     expect(body).toContain(
       `The encrypted content for item ${reasoning?.id} could not be verified.`,
     );
+  });
+
+  it("turns away a request over the window inside a 200 stream: an error event, then response.failed", async () => {
+    const server = await startFakeOpenAI({ contextWindow: 10 });
+    onTestFinished(() => server.close());
+    server.script([{ kind: "reply", content: [text("never sent")] }]);
+    const { status, text: sse } = await ask(server, [user("a request longer than ten tokens")]);
+    expect(status).toBe(200);
+    const events = sse
+      .trimEnd()
+      .split("\n\n")
+      .map((frame) => JSON.parse(frame.slice(frame.indexOf("data: ") + 6)));
+    expect(events.map((event) => event.type)).toEqual([
+      "response.created",
+      "response.in_progress",
+      "error",
+      "response.failed",
+    ]);
+    const overflow = { code: "context_length_exceeded", message: OVER_WINDOW_MESSAGE };
+    expect(events[2].error).toEqual({ type: "invalid_request_error", ...overflow, param: "input" });
+    expect(events[3].response).toMatchObject({ status: "failed", error: overflow });
+    expect(server.requests[0]?.rejection).toBe(OVER_WINDOW_MESSAGE);
   });
 
   it("refuses function tools on Chat Completions for OpenAI's reasoning models", async () => {

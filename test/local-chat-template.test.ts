@@ -3,10 +3,9 @@
 // model was trained on) rendered by @huggingface/jinja, the engine node-llama-cpp renders
 // templates with. The templates are the models' real ones (test/fixtures/chat-templates).
 
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Template } from "@huggingface/jinja";
 import {
   GemmaChatWrapper,
   getLlama,
@@ -18,107 +17,17 @@ import {
 } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Message } from "../src/core/messages.js";
-import { chatWrapperFor } from "../src/providers/local-chat-wrapper.js";
-import { toChatFunctions, toChatHistory, toGrammarSchema } from "../src/providers/local-history.js";
-import type { ToolDefinition } from "../src/providers/provider.js";
 import { writeQwen3Model } from "./support/qwen3-model.js";
+import {
+  FAILURE,
+  LISTING,
+  rendered,
+  renderTemplate,
+  SYSTEM,
+  TEMPLATE_MESSAGES,
+  template,
+} from "./support/template-conversation.js";
 import { writeTinyModel } from "./support/tiny-model.js";
-
-const template = (name: string) =>
-  readFileSync(new URL(`./fixtures/chat-templates/${name}.jinja`, import.meta.url), "utf8");
-
-const SYSTEM = "You are a coding agent.\nWork in /work.";
-const BASH: ToolDefinition = {
-  name: "bash",
-  description: "Run a bash command.",
-  input_schema: {
-    type: "object",
-    properties: {
-      command: { type: "string", description: "The command." },
-      timeout: { type: "number", description: "Seconds." },
-    },
-    required: ["command"],
-  },
-};
-/** Output with the lines, indentation, tab and quotes that escaping would hide. */
-const LISTING = 'README.md\nsrc/\n  main.py\t"entry point"\n[exit code 0]';
-const FAILURE = "FAIL test/a.test.ts\n  expected 'a' to be \"b\"\n[exit code 1]";
-
-/** Two requests; the second is in the middle of a tool call whose command failed. */
-const CONVERSATION: Message[] = [
-  { role: "user", content: "What is in this directory?" },
-  {
-    role: "assistant",
-    content: [
-      { type: "thinking", thinking: "I should list it." },
-      { type: "text", text: "Let me look." },
-      { type: "tool_use", id: "call_1", name: "bash", input: { command: "ls -R" } },
-    ],
-  },
-  { role: "user", content: [{ type: "tool_result", tool_use_id: "call_1", content: LISTING }] },
-  { role: "assistant", content: [{ type: "text", text: "A README and src/main.py." }] },
-  { role: "user", content: "Run the tests." },
-  {
-    role: "assistant",
-    content: [
-      { type: "thinking", thinking: "npm test runs them." },
-      { type: "tool_use", id: "call_2", name: "bash", input: { command: "npm test" } },
-    ],
-  },
-  {
-    role: "user",
-    content: [{ type: "tool_result", tool_use_id: "call_2", content: FAILURE, is_error: true }],
-  },
-];
-
-/** The same conversation as a chat-completions server holds it, the shape templates take. */
-const call = (id: string, command: string) => ({
-  id,
-  type: "function",
-  function: { name: "bash", arguments: { command } },
-});
-const TEMPLATE_MESSAGES = [
-  { role: "system", content: SYSTEM },
-  { role: "user", content: "What is in this directory?" },
-  {
-    role: "assistant",
-    content: "Let me look.",
-    reasoning_content: "I should list it.",
-    tool_calls: [call("call_1", "ls -R")],
-  },
-  { role: "tool", tool_call_id: "call_1", content: LISTING },
-  { role: "assistant", content: "A README and src/main.py." },
-  { role: "user", content: "Run the tests." },
-  {
-    role: "assistant",
-    content: "",
-    reasoning_content: "npm test runs them.",
-    tool_calls: [call("call_2", "npm test")],
-  },
-  // An error result keeps the marking the provider gives it.
-  { role: "tool", tool_call_id: "call_2", content: `Error: ${FAILURE}` },
-];
-/** The tools as the model is told of them: the schemas its calls are generated under. */
-const TEMPLATE_TOOLS = [
-  {
-    type: "function",
-    function: {
-      name: BASH.name,
-      description: BASH.description,
-      parameters: toGrammarSchema(BASH.input_schema),
-    },
-  },
-];
-
-function renderTemplate(source: string, messages: unknown[] = TEMPLATE_MESSAGES): string {
-  return new Template(source).render({
-    messages,
-    tools: TEMPLATE_TOOLS,
-    add_generation_prompt: true,
-    bos_token: "",
-    eos_token: "</s>",
-  });
-}
 
 const directory = mkdtempSync(join(tmpdir(), "agentloop-chat-template-"));
 let llama: Llama;
@@ -137,17 +46,6 @@ async function load(path: string): Promise<LlamaModel> {
   const model = await llama.loadModel({ modelPath: path });
   models.push(model);
   return model;
-}
-
-/** What the wrapper chosen for the model writes for CONVERSATION, up to the model's reply. */
-async function rendered(model: LlamaModel, conversation: Message[] = CONVERSATION) {
-  const chosen = await chatWrapperFor(model);
-  const history = toChatHistory(SYSTEM, conversation, chosen);
-  const state = chosen.wrapper.generateContextState({
-    chatHistory: history,
-    availableFunctions: toChatFunctions([BASH]),
-  });
-  return { wrapper: chosen.wrapper, text: state.contextText.toString() };
 }
 
 /** A tiny llama model carrying another model's template, name and control tokens. */

@@ -1,12 +1,11 @@
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../src/core/errors.js";
 import { type DownloadStart, resolveLocalModel } from "../src/providers/local-model.js";
 import type { DownloadProgress } from "../src/providers/model-download.js";
-import { DEFAULT_LOCAL_MODEL } from "../src/providers/presets.js";
 import { closedPortUrl } from "./support/closed-port.js";
 import {
   type FakeModelHost,
@@ -94,19 +93,21 @@ describe("resolveLocalModel with a Hugging Face reference", () => {
     expect(hub.requests.length).toBe(hits);
   });
 
-  it("maps the default model to its place in ~/.cache without going online when it is there", async () => {
-    const homeOnly = { HOME: home, HF_ENDPOINT: await closedPortUrl() };
-    const expected = join(
-      home,
-      ".cache/agentloop/models/huggingface/Qwen/Qwen3-4B-GGUF/Qwen3-4B-Q4_K_M.gguf",
-    );
-    await place(expected, fakeGguf(64));
+  it.each([
+    ["the default model", undefined, "unsloth/Qwen3.5-4B-GGUF/Qwen3.5-4B-Q4_K_M.gguf"],
+    ["the previous default, by name", "qwen3-4b", "Qwen/Qwen3-4B-GGUF/Qwen3-4B-Q4_K_M.gguf"],
+  ])(
+    "maps %s to its place in ~/.cache without going online when it is there",
+    async (_, reference, file) => {
+      const homeOnly = { HOME: home, HF_ENDPOINT: await closedPortUrl() };
+      const expected = join(home, ".cache/agentloop/models/huggingface", file);
+      await place(expected, fakeGguf(64));
 
-    const model = await resolveLocalModel(undefined, { env: homeOnly });
+      const model = await resolveLocalModel(reference, { env: homeOnly });
 
-    expect(DEFAULT_LOCAL_MODEL).toBe("hf:Qwen/Qwen3-4B-GGUF/Qwen3-4B-Q4_K_M.gguf");
-    expect(model).toEqual({ path: expected, name: "Qwen3-4B-Q4_K_M.gguf" });
-  });
+      expect(model).toEqual({ path: expected, name: basename(file) });
+    },
+  );
 
   it("keeps a revision other than main apart in the cache, and asks for it", async () => {
     const model = await resolveLocalModel(`${REFERENCE}#v1.0`, { env });
@@ -302,8 +303,8 @@ describe("resolveLocalModel with a path", () => {
   it("says what it accepts when the reference is neither a file nor a model address", async () => {
     const error = await rejection(resolveLocalModel("qwen3", { env, cwd: home }));
 
-    expect(error.message).toContain(
-      "pass the path of a .gguf file, hf:owner/repo/path/to/file.gguf",
+    expect(error.message).toBe(
+      '"qwen3" is not a model the local provider can run: pass the name of one it knows (qwen3.5-4b, qwen3-4b), the path of a .gguf file, hf:owner/repo/path/to/file.gguf (optionally ending in #revision), or an https:// address of a .gguf file.',
     );
   });
 });

@@ -135,6 +135,36 @@ describe("the OpenAI provider's errors", () => {
     });
   });
 
+  it.each<[string, FakeTurn]>([
+    [
+      "OpenAI's code in an error chunk",
+      {
+        kind: "failed",
+        code: "context_length_exceeded",
+        message: "This model's maximum context length is 8192 tokens.",
+        content: [text("half")],
+      },
+    ],
+    [
+      // llama.cpp's server answered a streamed request over the window this way, after a 200,
+      // until https://github.com/ggml-org/llama.cpp/pull/16486 made it a 400.
+      "llama.cpp's wording in an error chunk",
+      {
+        kind: "sse_error",
+        message: "the request exceeds the available context size, try increasing it",
+        content: [text("half")],
+      },
+    ],
+  ])("recognises a context window overflow reported inside the stream: %s", async (_, turn) => {
+    const error = await failureOf([turn]);
+    expect(error).toMatchObject({
+      kind: "context_too_long",
+      message: expect.stringMatching(
+        /^The conversation is too long for the model's context window/,
+      ),
+    });
+  });
+
   it("reports any other 400 as an invalid request, with the server's reason", async () => {
     const error = await failureOf([
       { kind: "http_error", status: 400, message: "temperature is bad." },
@@ -202,6 +232,11 @@ describe("which failures are worth another attempt", () => {
     ["a 503", { kind: "http_error", status: 503, message: "overloaded" }, true],
     ["a dropped connection", { kind: "reset", content }, true],
     ["an error in the stream", { kind: "sse_error", content, message: "crashed" }, true],
+    [
+      "an overflow reported in the stream",
+      { kind: "failed", content, code: "context_length_exceeded", message: "too long" },
+      false,
+    ],
     ["a 400", { kind: "http_error", status: 400, message: "bad" }, false],
     ["a 401", { kind: "http_error", status: 401, message: "who?" }, false],
     ["a 404", { kind: "http_error", status: 404, message: "no model" }, false],

@@ -2,7 +2,7 @@
 // OpenAI server's /v1/responses, which checks every request the way OpenAI does (see
 // responses-request-validator.ts) and sends reasoning items with encrypted content.
 
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import type { AssistantMessage, Message, OpaqueBlock } from "../src/core/messages.js";
 import {
   createResponsesProvider,
@@ -11,7 +11,12 @@ import {
 import type { ToolDefinition } from "../src/providers/provider.js";
 import { drain } from "./support/drain.js";
 import { FAKE_REASONING_SUMMARY } from "./support/fake-openai-responses.js";
-import { type FakeOpenAI, type FakeTurn, serveOpenAI } from "./support/fake-openai-server.js";
+import {
+  type FakeOpenAI,
+  type FakeTurn,
+  serveOpenAI,
+  startFakeOpenAI,
+} from "./support/fake-openai-server.js";
 import { bash, text } from "./support/scripted-provider.js";
 
 const MODEL = "gpt-6.1-sol";
@@ -314,6 +319,18 @@ describe("the Responses provider's failures", () => {
     };
     const server = await serveOpenAI([tooLong]);
     await expect(ask(server)).rejects.toMatchObject({ kind: "context_too_long" });
+  });
+
+  it("recognises a request over the window turned away inside its 200 stream, asking nothing again", async () => {
+    const server = await startFakeOpenAI({ contextWindow: 10 });
+    onTestFinished(() => server.close());
+    const error = await ask(server, undefined, { retryPolicy: fast }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      kind: "context_too_long",
+      message:
+        "The conversation is too long for the model's context window (Your input exceeds the context window of this model. Please adjust your input and try again).",
+    });
+    expect(server.requests.map((request) => request.status)).toEqual([200]);
   });
 
   it("stops at once when the user interrupts, asking nothing again", async () => {

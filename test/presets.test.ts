@@ -149,7 +149,7 @@ describe("choosing the model server", () => {
     const error = resolve({});
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).message).toBe(
-      "No model is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, run a model in agentloop itself with --provider local (it downloads Qwen3-4B, 2.5 GB, on first use), or pass --provider with a local server (ollama, lmstudio, vllm, llamacpp) and --model, for example --provider ollama --model qwen2.5-coder.",
+      "No model is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, run a model in agentloop itself with --provider local (it downloads Qwen3.5-4B, 2.7 GB, on first use), or pass --provider with a local server (ollama, lmstudio, vllm, llamacpp) and --model, for example --provider ollama --model qwen2.5-coder.",
     );
   });
 
@@ -168,7 +168,7 @@ describe("choosing the model server", () => {
       baseURL: "",
       apiKey: null,
       apiKeyEnv: null,
-      model: "hf:Qwen/Qwen3-4B-GGUF/Qwen3-4B-Q4_K_M.gguf",
+      model: "hf:unsloth/Qwen3.5-4B-GGUF/Qwen3.5-4B-Q4_K_M.gguf",
     });
     expect(resolve({ provider: "local", model: "./my.gguf" })).toMatchObject({
       model: "./my.gguf",

@@ -112,3 +112,36 @@ describe("a Responses reply with reasoning between its items", () => {
     );
   });
 });
+
+describe("a Responses stream that reports the context window overflowed", () => {
+  const message = "Your input exceeds the context window of this model.";
+  const failedResponse = { status: "failed", error: { code: "context_length_exceeded", message } };
+  it.each([
+    [
+      "an error event in the API reference's flat form",
+      { type: "error", code: "context_length_exceeded", message, param: "input" },
+    ],
+    ["response.failed", { type: "response.failed", response: failedResponse }],
+    [
+      "response.incomplete with the overflow code",
+      {
+        type: "response.incomplete",
+        response: {
+          status: "incomplete",
+          incomplete_details: { reason: "context_length_exceeded" },
+        },
+      },
+    ],
+  ])("is too long, for compaction, after %s", (_, event) => {
+    const reply = startResponse();
+    const adding = () => addEvent(reply, { ...event, sequence_number: 3 } as never, server);
+    expect(adding).toThrow(
+      expect.objectContaining({
+        kind: "context_too_long",
+        message: expect.stringMatching(
+          /^The conversation is too long for the model's context window \(context_length_exceeded: /,
+        ),
+      }),
+    );
+  });
+});

@@ -34,9 +34,9 @@ export interface Compaction {
     request: CompactionRequest,
   ): AsyncGenerator<LoopEvent, LimitHit | null>;
   /**
-   * A request failed: when the API said it was too long, and the last turn was not already such
-   * a retry, learns the window, compacts harder and says to send again (transition
-   * compact_retry); null for any other failure, which is the loop's to report.
+   * A request failed: when the API said it was too long, learns the window, compacts harder and
+   * says to send again (transition compact_retry); when that smaller request was refused too,
+   * stops with context_too_long, saying so. Null for any other failure, the loop's to report.
    */
   retryTooLong(
     state: LoopState,
@@ -257,8 +257,9 @@ export function createCompaction(settings: CompactionSettings): Compaction {
     },
 
     async *retryTooLong(state, error, request) {
-      const tooLong = error instanceof ProviderError && error.kind === "context_too_long";
-      if (!tooLong || state.transitionReason === "compact_retry") return null;
+      if (!(error instanceof ProviderError) || error.kind !== "context_too_long") return null;
+      // The same request is never sent again, and a compacted one only once.
+      if (state.transitionReason === "compact_retry") return refusedAfterCompacting(error);
       const sent = size(request, state.messages);
       // The window the API named; without one, a little less than what it just refused.
       contextWindow = error.contextWindow ?? Math.min(contextWindow, Math.floor(sent * 0.9));
@@ -269,6 +270,13 @@ export function createCompaction(settings: CompactionSettings): Compaction {
     },
 
     summarizeNow: (state, request, focus) => summarize(state, request, "manual", focus),
+  };
+}
+
+function refusedAfterCompacting(error: ProviderError): LimitHit {
+  return {
+    reason: "context_too_long",
+    detail: `${error.message.replace(/\.$/, "")}, even after compacting it: start a new session, or use a model with a larger window (--context-window if agentloop has it wrong).`,
   };
 }
 

@@ -293,6 +293,11 @@ function toStopReason(reason: AnthropicMessage["stop_reason"]): StopReason {
     case "pause_turn":
     case "refusal":
       return reason;
+    // The reply filled what was left of the window before max_tokens: cut off like a reply at
+    // max_tokens (its cut call is not run, its text is continued), and the next request's
+    // compaction sees a full window. https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons
+    case "model_context_window_exceeded":
+      return "max_tokens";
     default:
       return "unknown";
   }

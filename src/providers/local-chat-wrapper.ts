@@ -3,7 +3,7 @@
 // chat template writes (the template is what the model was trained on). What each family's
 // template does, and why each choice below, is in docs/local-model-prompt.md.
 
-import type { ChatWrapper, LlamaModel, LlamaText } from "node-llama-cpp";
+import type { ChatHistoryItem, ChatWrapper, LlamaModel, LlamaText } from "node-llama-cpp";
 
 /** Where the model's template puts whitespace that is not part of any message. */
 export interface TemplateLayout {
@@ -26,7 +26,9 @@ const NO_LAYOUT: TemplateLayout = { beforeCall: "", afterThought: "" };
  * Qwen3's template: `content + "\n" + <tool_call>` when the reply has text, and
  * `"<think>\n" + reasoning + "\n</think>\n\n" + content`.
  */
-const QWEN_LAYOUT: TemplateLayout = { beforeCall: "\n", afterThought: "\n\n" };
+const QWEN3_LAYOUT: TemplateLayout = { beforeCall: "\n", afterThought: "\n\n" };
+/** Qwen3.5's template: `content + "\n\n" + <tool_call>`, and the same thinking as Qwen3's. */
+const QWEN3_5_LAYOUT: TemplateLayout = { beforeCall: "\n\n", afterThought: "\n\n" };
 
 export async function chatWrapperFor(model: LlamaModel): Promise<LocalChatWrapper> {
   const engine = await import("node-llama-cpp");
@@ -34,10 +36,10 @@ export async function chatWrapperFor(model: LlamaModel): Promise<LocalChatWrappe
   const thinks = wrapper.settings.segments?.thought !== undefined;
   if (wrapper instanceof engine.QwenChatWrapper) {
     // Qwen's template writes a tool message's content as it is; node-llama-cpp would send a
-    // text result as a JSON string, its newlines and quotes escaped. Only Qwen3's layout was
-    // checked, not that of the "3.5" variation's templates.
-    const layout = wrapper.variation === "3" ? QWEN_LAYOUT : NO_LAYOUT;
-    return { wrapper: withTextResultsAsIs(wrapper, engine.LlamaText), layout, thinks };
+    // text result as a JSON string, its newlines and quotes escaped.
+    const asIs = withTextResultsAsIs(wrapper, engine.LlamaText);
+    if (wrapper.variation === "3") return { wrapper: asIs, layout: QWEN3_LAYOUT, thinks };
+    return { wrapper: withToolsBeforeSystem(asIs), layout: QWEN3_5_LAYOUT, thinks };
   }
   if (
     wrapper instanceof engine.ChatMLChatWrapper ||
@@ -66,5 +68,21 @@ function withTextResultsAsIs<Wrapper extends ChatWrapper>(
   const { prefix, suffix } = wrapper.settings.functions.result;
   wrapper.generateFunctionCallResult = (name, params, result) =>
     typeof result === "string" ? Text([prefix, result, suffix]) : asJson(name, params, result);
+  return wrapper;
+}
+
+/**
+ * Qwen3.5's template opens the system message with the tools and puts the system prompt after
+ * them; node-llama-cpp puts the tools after it, as Qwen3's template does. The wrapper joins
+ * system texts with a blank line, as the template does.
+ */
+function withToolsBeforeSystem<Wrapper extends ChatWrapper>(wrapper: Wrapper): Wrapper {
+  const afterSystem = wrapper.addAvailableFunctionsSystemMessageToHistory.bind(wrapper);
+  wrapper.addAvailableFunctionsSystemMessageToHistory = (history, functions, options) => {
+    const withTools = afterSystem(history, functions, options);
+    if (withTools.length === history.length) return withTools;
+    const at = withTools.findIndex((item, index) => item !== history[index]);
+    return [withTools[at] as ChatHistoryItem, ...withTools.filter((_, index) => index !== at)];
+  };
   return wrapper;
 }

@@ -17,6 +17,7 @@ import {
   lookUpOnHub,
   resolveUrl,
 } from "./hugging-face.js";
+import { DEFAULT_LOCAL_MODEL, LOCAL_MODEL_NAMES, localModelNamed } from "./local-model-names.js";
 import {
   type DownloadOptions,
   type DownloadProgress,
@@ -24,7 +25,6 @@ import {
   fetchOrThrow,
   resumableBytes,
 } from "./model-download.js";
-import { DEFAULT_LOCAL_MODEL } from "./presets.js";
 
 const DEFAULT_REVISION = "main";
 
@@ -62,7 +62,7 @@ export async function resolveLocalModel(
   reference: string | undefined,
   options: ResolveOptions,
 ): Promise<LocalModel> {
-  const text = reference ?? DEFAULT_LOCAL_MODEL;
+  const text = localModelNamed(reference ?? "") ?? reference ?? DEFAULT_LOCAL_MODEL;
   const source = await parseReference(text, options);
   switch (source.kind) {
     case "file":
@@ -94,8 +94,9 @@ async function parseReference(reference: string, options: ResolveOptions): Promi
     const where = path === reference ? "" : ` (looked for ${path})`;
     throw new ConfigError(`The model file ${reference} does not exist${where}.`);
   }
+  const names = Object.keys(LOCAL_MODEL_NAMES).join(", ");
   throw new ConfigError(
-    `"${reference}" is not a model the local provider can run: pass the path of a .gguf file, hf:owner/repo/path/to/file.gguf (optionally ending in #revision), or an https:// address of a .gguf file.`,
+    `"${reference}" is not a model the local provider can run: pass the name of one it knows (${names}), the path of a .gguf file, hf:owner/repo/path/to/file.gguf (optionally ending in #revision), or an https:// address of a .gguf file.`,
   );
 }
 

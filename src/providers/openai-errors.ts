@@ -47,17 +47,16 @@ function isTransient(kind: ProviderErrorKind): boolean {
 function fromStatus(error: APIError, server: ServerContext): RetryDecision {
   const status = error.status;
   const detail = serverMessage(error);
-  if (status === undefined) {
-    return decide("server", `The ${server.name} server reported an error: ${detail}.`);
-  }
   if (status === 401 || status === 403) {
     return decide("authentication", authenticationMessage(status, server), status);
   }
+  // Before the status: a stream that began with a 200 may still report the window overflowed.
   if (isContextTooLong(error)) {
     const message = `The conversation is too long for the model's context window (${detail}).`;
     const window = namedWindow(error) ?? contextWindowIn(detail);
     return { retry: false, error: new ProviderError("context_too_long", message, status, window) };
   }
+  if (status === undefined) return inStream(error, server);
   if (status === 400 && NEEDS_RESPONSES.test(detail)) {
     const message = `The ${server.name} server takes no function tools for "${server.model}" on Chat Completions (${detail}): run agentloop with --api responses.`;
     return decide("invalid_request", message, status);
@@ -74,6 +73,25 @@ function fromStatus(error: APIError, server: ServerContext): RetryDecision {
   }
   const message = `The ${server.name} server rejected the request (${status}: ${detail}).`;
   return decide("invalid_request", message, status);
+}
+
+/**
+ * An error the SDK read inside a stream after its 200, so with no status: a Chat Completions
+ * chunk `{"error": {...}}`, or a Responses API `error` event whose error is nested, the form the
+ * API sends (`{"type":"error","error":{"type":"invalid_request_error","code":...}}`, as quoted
+ * in https://github.com/dyad-sh/dyad/issues/1672) rather than the flat one its reference shows.
+ * The SDK throws on either before we see the event (openai/core/streaming: `data.error`). Its
+ * code, when it has one, decides as the code of an event we read ourselves would.
+ */
+function inStream(error: APIError, server: ServerContext): RetryDecision {
+  if (typeof error.code !== "string") {
+    return decide(
+      "server",
+      `The ${server.name} server reported an error: ${serverMessage(error)}.`,
+    );
+  }
+  const failure = streamedFailure(error.code, serverMessage(error), server);
+  return { retry: isTransient(failure.kind), error: failure };
 }
 
 function authenticationMessage(status: number, server: ServerContext): string {
@@ -111,6 +129,9 @@ const NEEDS_RESPONSES = /function tools.*not supported.*\/v1\/chat\/completions/
  * A failure the server reports inside a stream that began with a 200: a Responses API `error`
  * event or a `response.failed` event, with the error's code (`server_error`,
  * `rate_limit_exceeded`, ...). Server and rate-limit failures are worth another attempt.
+ * `context_length_exceeded` is how the Responses API turns away a streamed request over the
+ * window (a 200, then both events; Codex reads it the same way: openai/codex,
+ * codex-rs/codex-api/src/sse/responses.rs): it goes to compaction, never sent again as it was.
  */
 export function streamedFailure(
   code: string | null | undefined,
@@ -124,7 +145,7 @@ export function streamedFailure(
       `The ${server.name} server is rate limiting requests (${detail}).`,
     );
   }
-  if (code === "context_length_exceeded") {
+  if (code === CONTEXT_OVERFLOW_CODE) {
     const text = `The conversation is too long for the model's context window (${detail}).`;
     return new ProviderError("context_too_long", text, undefined, contextWindowIn(message));
   }
@@ -140,9 +161,12 @@ export function streamedFailure(
   );
 }
 
+/** OpenAI's error code for a request over the model's context window. */
+export const CONTEXT_OVERFLOW_CODE = "context_length_exceeded";
+
 /** Servers word this differently; OpenAI sends a code, vLLM and llama.cpp only a message. */
 function isContextTooLong(error: APIError): boolean {
-  if (error.code === "context_length_exceeded") return true;
+  if (error.code === CONTEXT_OVERFLOW_CODE) return true;
   if (namedWindow(error) !== undefined) return true;
   return /context (length|size|window)|maximum context|too many tokens|prompt too long|n_ctx/i.test(
     serverMessage(error),

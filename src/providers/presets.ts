@@ -3,13 +3,10 @@
 // `agentloop --provider ollama --model qwen2.5-coder` needs nothing else.
 
 import { ConfigError } from "../core/errors.js";
+import { DEFAULT_LOCAL_MODEL } from "./local-model-names.js";
 import { isLocalURL } from "./network-errors.js";
 
-/**
- * The model --provider local runs when --model is not given: Qwen3 4B at 4 bits (Apache-2.0),
- * about 2.5 GB, which runs on a laptop's CPU and calls tools well for its size.
- */
-export const DEFAULT_LOCAL_MODEL = "hf:Qwen/Qwen3-4B-GGUF/Qwen3-4B-Q4_K_M.gguf";
+export { DEFAULT_LOCAL_MODEL };
 
 /** How agentloop talks to the model: one of two HTTP APIs, or a model run in this process. */
 export type WireProtocol = "anthropic" | "openai" | "local";
@@ -121,7 +118,7 @@ export interface ProviderChoice {
 }
 
 const NO_PROVIDER =
-  "No model is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, run a model in agentloop itself with --provider local (it downloads Qwen3-4B, 2.5 GB, on first use), or pass --provider with a local server (ollama, lmstudio, vllm, llamacpp) and --model, for example --provider ollama --model qwen2.5-coder.";
+  "No model is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, run a model in agentloop itself with --provider local (it downloads Qwen3.5-4B, 2.7 GB, on first use), or pass --provider with a local server (ollama, lmstudio, vllm, llamacpp) and --model, for example --provider ollama --model qwen2.5-coder.";
 
 /** The preset a choice means, known or not: --provider, else the first whose key is set. */
 export function chosenPreset(choice: Pick<ProviderChoice, "provider" | "env">): string | undefined {

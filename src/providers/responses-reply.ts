@@ -9,7 +9,7 @@
 import type { ResponseStreamEvent } from "openai/resources/responses/responses";
 import { ProviderError } from "../core/errors.js";
 import { type AssistantBlock, emptyUsage, type StopReason, type Usage } from "../core/messages.js";
-import { type ServerContext, streamedFailure } from "./openai-errors.js";
+import { CONTEXT_OVERFLOW_CODE, type ServerContext, streamedFailure } from "./openai-errors.js";
 import { openAIUsage, parseArguments } from "./openai-reply.js";
 import type { ModelReply, StreamEvent } from "./provider.js";
 
@@ -77,8 +77,13 @@ export function addEvent(
     case "response.completed":
     case "response.incomplete": {
       const { response } = event;
+      // OpenAI documents only max_output_tokens and content_filter as reasons; a server that
+      // ends the reply incomplete with the overflow code means what a failure with it means.
+      const reason: string | null = response.incomplete_details?.reason ?? null;
+      if (reason === CONTEXT_OVERFLOW_CODE)
+        throw streamedFailure(reason, "the reply ended incomplete", server);
       reply.status = response.status ?? event.type.replace("response.", "");
-      reply.incompleteReason = response.incomplete_details?.reason ?? null;
+      reply.incompleteReason = reason;
       if (response.usage) {
         reply.usage = openAIUsage({
           input: response.usage.input_tokens,

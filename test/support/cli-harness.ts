@@ -43,6 +43,11 @@ export interface FakeModelScriptOptions {
 export interface FakeModelRequest {
   /** The HTTP status the fake answered with. */
   status: number;
+  /**
+   * Whether the fake turned it away: with an error status, or (too long on the Responses API)
+   * inside a stream that began with a 200.
+   */
+  refused: boolean;
   /** The body's length in bytes. */
   bytes: number;
   /** The request's size in the fake's tokens (four characters to a token). */
@@ -122,6 +127,7 @@ export async function startFakeModel(
     requests: () =>
       fake.requests.map((request) => ({
         status: request.status,
+        refused: request.status !== 200 || ("rejection" in request && !!request.rejection),
         bytes: request.bytesReceived,
         tokens: request.tokens ?? safeCount(protocol, request.body),
         cacheRead: "usage" in request ? (request.usage?.cache_read_input_tokens ?? 0) : 0,

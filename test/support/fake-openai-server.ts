@@ -5,8 +5,9 @@
 // a fault (HTTP errors with retry-after, an empty body, stalls, resets, an error mid-stream).
 // Every request is recorded and checked first; an invalid one gets a 400 in OpenAI's words
 // without using up a turn (see chat-request-validator.ts). With a context window set, a
-// request too long for it gets the error body of the server named by `contextErrorStyle`, also
-// without using up a turn, and usage reports the request's counted tokens. The scripting
+// request too long for it gets the error body of the server named by `contextErrorStyle` (on
+// OpenAI's Responses API, a 200 whose stream fails: fake-responses-overflow.ts), also without
+// using up a turn, and usage reports the request's counted tokens. The scripting
 // (turns, cycle, intercept) mirrors the fake Anthropic server's, so one script can drive both.
 
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
@@ -16,6 +17,7 @@ import { problemWithRequest } from "./chat-request-validator.js";
 import { problemWithReasoning, withReasoning } from "./fake-openai-reasoning.js";
 import { newReasoningRegistry } from "./fake-openai-responses.js";
 import { chatFrames, type FakeTurn, responsesFrames, streamTurn } from "./fake-openai-stream.js";
+import { OVER_WINDOW_MESSAGE, overWindowFrames } from "./fake-responses-overflow.js";
 import { problemWithResponsesRequest } from "./responses-request-validator.js";
 
 export type { FakeBlock, FakeReply, ToolCallQuirk } from "./fake-openai-chunks.js";
@@ -30,7 +32,10 @@ export interface RecordedRequest {
   receivedAt: number;
   /** The HTTP status the fake answered with. */
   status: number;
-  /** Why the request was rejected as invalid or too long, if it was. */
+  /**
+   * Why the request was rejected as invalid or too long, if it was: with its 400, or (too long
+   * on the Responses API) inside a stream whose status was 200.
+   */
   rejection?: string;
   /** The length of the request body in bytes, as it came over the wire. */
   bytesReceived: number;
@@ -42,7 +47,7 @@ export interface RecordedRequest {
 export type ContextErrorStyle = "openai" | "llamacpp" | "vllm" | "lmstudio" | "ollama";
 
 export interface FakeOpenAIOptions {
-  /** The model's context window in tokens; longer requests are refused with a 400. */
+  /** The model's context window in tokens; longer requests are refused (see contextErrorStyle). */
   contextWindow?: number;
   /** Which server's error body a request too long gets; OpenAI's by default. */
   contextErrorStyle?: ContextErrorStyle;
@@ -145,11 +150,15 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     }
     const tokens = countChatTokens(body);
     record.tokens = tokens;
-    if (contextWindow !== undefined) {
-      const refusal =
-        api === "responses" && style === "openai"
-          ? responsesContextRefusal(tokens, maxTokensOf(body), contextWindow)
-          : contextRefusal(style, tokens, maxTokensOf(body), contextWindow);
+    if (contextWindow !== undefined && api === "responses" && style === "openai") {
+      if (overWindow(tokens, maxTokensOf(body), contextWindow)) {
+        record.rejection = OVER_WINDOW_MESSAGE;
+        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+        res.end(overWindowFrames(String(body.model)).join(""));
+        return;
+      }
+    } else if (contextWindow !== undefined) {
+      const refusal = contextRefusal(style, tokens, maxTokensOf(body), contextWindow);
       if (refusal) {
         record.status = 400;
         record.rejection = refusal.reason;
@@ -209,6 +218,11 @@ function maxTokensOf(body: Record<string, unknown>): number | undefined {
   return typeof max === "number" ? max : undefined;
 }
 
+/** Whether a request of `prompt` tokens, asking room for `max` more, passes the window. */
+function overWindow(prompt: number, max: number | undefined, window: number): boolean {
+  return prompt > window || prompt + (max ?? 0) > window;
+}
+
 /**
  * The body each server answers a request too long for its window with (always a 400), and
  * the reason to record; null when the request fits. `prompt` is the request's own tokens and
@@ -221,7 +235,7 @@ function contextRefusal(
   window: number,
 ): { body: object; reason: string } | null {
   const completion = max ?? 0;
-  if (prompt <= window && prompt + completion <= window) return null;
+  if (!overWindow(prompt, max, window)) return null;
   // When only the room asked for the completion overflows, the servers that count it name
   // the whole; the others only ever name the prompt, so they are given the whole instead.
   const requested = prompt + completion;
@@ -269,27 +283,6 @@ function contextRefusal(
       return refused({ error }, message);
     }
   }
-}
-
-/**
- * The Responses API's refusal of a request too long for the window: unlike Chat Completions'
- * it names no numbers.
- */
-function responsesContextRefusal(
-  prompt: number,
-  max: number | undefined,
-  window: number,
-): { body: object; reason: string } | null {
-  if (prompt <= window && prompt + (max ?? 0) <= window) return null;
-  const message =
-    "Your input exceeds the context window of this model. Please adjust your input and try again.";
-  const error = {
-    message,
-    type: "invalid_request_error",
-    param: "input",
-    code: "context_length_exceeded",
-  };
-  return { body: { error }, reason: message };
 }
 
 function sendError(

@@ -17,6 +17,8 @@ export const ARRAY = 9;
 const GGML_TYPE_F32 = 0;
 export const TOKEN_NORMAL = 1;
 export const TOKEN_CONTROL = 3;
+/** A token matched in any text, as Qwen's tool and thinking tags are. */
+export const TOKEN_USER_DEFINED = 4;
 export const FILE_TYPE_ALL_F32 = 0;
 
 export type Value =

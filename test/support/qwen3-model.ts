@@ -28,6 +28,7 @@ import {
   type Tensor,
   TOKEN_CONTROL,
   TOKEN_NORMAL,
+  TOKEN_USER_DEFINED,
   UINT32,
   type Value,
 } from "./gguf-writer.js";
@@ -47,10 +48,10 @@ export const QWEN3_SCRIPT = {
   answerEscaped: "The notes came as one escaped string.",
 } as const;
 
-// Qwen3's special tokens: control tokens, and the tool and thinking tags (user-defined tokens in
-// Qwen3's GGUF files, matched in any text).
-const CONTROL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"];
-const TAGS = [
+// Qwen3's special tokens (and Qwen3.5's): control tokens, and the tool and thinking tags
+// (user-defined tokens in their GGUF files, matched in any text).
+export const QWEN_CONTROL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"];
+export const QWEN_TAGS = [
   "<tool_call>",
   "</tool_call>",
   "<tool_response>",
@@ -58,7 +59,6 @@ const TAGS = [
   "<think>",
   "</think>",
 ];
-const TOKEN_USER_DEFINED = 4;
 
 // The scripts: in each, a token is followed by the next. "\n" ends every generation prompt
 // (`<|im_start|>assistant\n`); what follows it depends on whether a tool result was seen.
@@ -106,15 +106,18 @@ function scriptVocabulary() {
   const spell = (word: string) => [...Buffer.from(word, "utf8")].map((b) => symbols[b]).join("");
   const steps = [...SCRIPTS.flat(), QWEN3_SCRIPT.answerRaw, QWEN3_SCRIPT.answerEscaped];
   const words = [...new Set(steps)].filter(
-    (word) => !CONTROL.includes(word) && !TAGS.includes(word) && Buffer.byteLength(word) > 1,
+    (word) =>
+      !QWEN_CONTROL_TOKENS.includes(word) &&
+      !QWEN_TAGS.includes(word) &&
+      Buffer.byteLength(word) > 1,
   );
   const entries = [
     ...symbols.map((text) => ({ text, type: TOKEN_NORMAL })),
-    ...CONTROL.map((text) => ({ text, type: TOKEN_CONTROL })),
-    ...TAGS.map((text) => ({ text, type: TOKEN_USER_DEFINED })),
+    ...QWEN_CONTROL_TOKENS.map((text) => ({ text, type: TOKEN_CONTROL })),
+    ...QWEN_TAGS.map((text) => ({ text, type: TOKEN_USER_DEFINED })),
     ...words.map((word) => ({ text: spell(word), type: TOKEN_NORMAL })),
   ];
-  const named = [...CONTROL, ...TAGS, ...words];
+  const named = [...QWEN_CONTROL_TOKENS, ...QWEN_TAGS, ...words];
   const idOf = (word: string): number =>
     Buffer.byteLength(word) === 1 ? (Buffer.from(word)[0] as number) : 256 + named.indexOf(word);
   return { entries, idOf };
