@@ -56,7 +56,9 @@ describe("the REPL's text at the terminal's width", () => {
       expect(words(narrow)).toEqual(words(wide));
       // A command's help goes on under its first word.
       const planRow = narrow.findIndex((row) => row.text.startsWith("/plan "));
-      expect(narrow[planRow + 1]?.text).toMatch(/^ {18}\S/);
+      const helpColumn = narrow[planRow]?.text.indexOf("plan mode") ?? -1;
+      expect(helpColumn).toBeGreaterThan("/plan".length);
+      expect(narrow[planRow + 1]?.text).toMatch(new RegExp(`^ {${helpColumn}}\\S`));
     }
   });
 
