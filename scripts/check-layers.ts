@@ -14,7 +14,7 @@ export const LAYERS = [
   ["compaction", "mcp", "skills", "hooks"],
   ["loop"],
   ["session"],
-  ["agents"],
+  ["agents", "checkpoints"],
   ["assembly"],
   ["terminal", "viewer"],
   ["command-line"],

@@ -43,6 +43,8 @@ export const USAGE = `Usage:
   agentloop "task" | -p "task"   run one task to completion and print the answer
   echo "task" | agentloop -p     the prompt may also come from stdin
   agentloop sessions             list this directory's sessions
+  agentloop rewind --list | N    list the checkpoints; take code and conversation back to before
+                                 prompt N (--code, --conversation; agentloop rewind --help)
   agentloop view [ID]            replay a session in the browser (--port N, --open, --export FILE)
   agentloop mcp list             the MCP servers here, their state, tools and request bytes
   agentloop batch run TASKS.jsonl --out DIR   run many tasks, each in a fresh clone

@@ -105,7 +105,17 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
   const directory = () => join(dirname(writer.path), writer.id);
   const childTools = options.childTools ?? noChildTools;
   const basePrompt = () => options.basePrompt ?? options.system;
-  const host = { limits, directory, childTools, basePrompt, provider: () => provider };
+  const replaceHistory = (messages: Message[]) => {
+    state = createLoopState(messages);
+  };
+  const host = {
+    limits,
+    directory,
+    childTools,
+    basePrompt,
+    provider: () => provider,
+    replaceHistory,
+  };
   for (const part of parts) part.attach?.(host);
   const historyStarted = (start: HistoryStart) => {
     for (const part of parts) part.historyStarted?.(start, state.messages);
