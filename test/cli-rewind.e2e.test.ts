@@ -4,7 +4,7 @@
 // the conversation goes back for the next --continue, and outside git the rewind says what it
 // could not track.
 
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -149,6 +149,53 @@ describe("agentloop rewind", () => {
     expect(existsSync(join(sandbox.workspace, "sub", "new.txt"))).toBe(false);
     expect(read(sandbox, "made.txt")).toBe("made\n");
   }, 60_000);
+
+  it("finishes at the next start a rewind killed with kill -9 while it restored", async () => {
+    const sandbox = freshSandbox();
+    const many = Object.fromEntries(
+      Array.from({ length: 2000 }, (_, index) => [`file-${index}.txt`, `content ${index}\n`]),
+    );
+    gitRepository(sandbox.workspace, many);
+    model.script([
+      reply(toolUse("t1", "bash", { command: "rm file-*.txt" })),
+      reply(text("Removed them all.")),
+    ]);
+    expect((await cli(sandbox, ["--permission-mode", "yolo", "-p", "clean up"])).code).toBe(0);
+    const sessions = join(sandbox.env.XDG_STATE_HOME as string, "agentloop", "sessions");
+    const [id] = readdirSync(sessions).filter((name) => !name.endsWith(".jsonl"));
+    const checkpoints = join(sessions, id as string, "checkpoints");
+
+    let killedMidway = false;
+    const watcher = watch(checkpoints);
+    const killed = runCli(["rewind", "1", "--code"], {
+      env: { ...sandbox.env, ...model.env() },
+      cwd: sandbox.workspace,
+      onSpawn(child) {
+        watcher.on("change", (_type, name) => {
+          if (name !== "restore-journal.json" || killedMidway) return;
+          killedMidway = true;
+          child.kill("SIGKILL");
+        });
+      },
+    });
+    const run = await killed;
+    watcher.close();
+    expect(run.code).toBe(null);
+    expect(killedMidway).toBe(true);
+    const restoredBeforeKill = Object.keys(many).filter((name) =>
+      existsSync(join(sandbox.workspace, name)),
+    ).length;
+    expect(restoredBeforeKill).toBeLessThan(2000);
+
+    const next = await cli(sandbox, ["rewind", "--list"]);
+    expect(next.code).toBe(0);
+    expect(next.stderr).toMatch(
+      /A rewind to before prompt 1 was interrupted; it is now finished \(2,000 files put back\)\./,
+    );
+    for (const [name, content] of Object.entries(many)) expect(read(sandbox, name)).toBe(content);
+    expect(existsSync(join(checkpoints, "restore-journal.json"))).toBe(false);
+    expect(next.stdout).toMatch(/^ +2 .* before rewind to 1 /m);
+  }, 90_000);
 
   it("says in one sentence, with exit code 2, that a checkpoint or a session does not exist", async () => {
     const sandbox = freshSandbox();

@@ -91,10 +91,9 @@ export function writeState(
     symlinkSync(target.target, path);
     return;
   }
-  const temporary = `${path}.agentloop-restore`;
-  writeFileSync(temporary, target.bytes);
-  chmodSync(temporary, target.mode);
-  renameSync(temporary, path);
+  // Written in place: a restore cut off halfway is done again from its journal (restore.ts).
+  writeFileSync(path, target.bytes);
+  chmodSync(path, target.mode);
 }
 
 /** The bytes of a saved blob. */

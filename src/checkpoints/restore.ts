@@ -49,6 +49,9 @@ export function applySteps(
 ): { restored: string[]; removed: string[] } {
   const restored: string[] = [];
   const removed: string[] = [];
+  const fromGit = steps.flatMap(({ target }) => ("gitBlob" in target ? [target.gitBlob] : []));
+  const gitBlobs =
+    fromGit.length > 0 && data.shadow ? data.shadow.blobs(fromGit) : new Map<string, Buffer>();
   for (const { path, target } of steps) {
     if (target.kind === "absent") {
       writeState(path, target);
@@ -58,9 +61,8 @@ export function applySteps(
     if (target.kind === "link") writeState(path, target);
     else {
       const bytes =
-        "gitBlob" in target
-          ? (data.shadow as NonNullable<CheckpointData["shadow"]>).blob(target.gitBlob)
-          : readBlob(data.blobs, target.blob);
+        "gitBlob" in target ? gitBlobs.get(target.gitBlob) : readBlob(data.blobs, target.blob);
+      if (!bytes) throw new Error(`the snapshot of ${path} is missing from the shadow repository`);
       writeState(path, { kind: "file", bytes, mode: target.mode });
     }
     restored.push(path);

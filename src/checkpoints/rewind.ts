@@ -6,6 +6,7 @@
 import { relative } from "node:path";
 import { ConfigError } from "../core/errors.js";
 import type { Message } from "../core/messages.js";
+import { plural } from "../core/wording.js";
 import { readSession } from "../session/session-file.js";
 import { currentState, type FileState } from "./file-state.js";
 import { historyAfterRewinds } from "./history.js";
@@ -102,7 +103,7 @@ export function rewindSession(request: RewindRequest): RewindResult {
   // What is about to be overwritten is kept first, so that this rewind can be undone.
   for (const step of plan.steps) {
     const saved = recorder.saveBefore(step.path);
-    if (saved) record(savedEvent(saved, step.path));
+    if (saved) record(savedEvent(saved, relative(request.cwd, step.path)));
   }
   const rewind: RewindRecord = {
     to: request.number,
@@ -167,6 +168,6 @@ function finishInterruptedRewind(
     );
   }
   removeJournal(directory);
-  const count = restored.length + removed.length;
-  return `A rewind to before prompt ${journal.rewind.to} was interrupted; it is now finished (${count} ${count === 1 ? "file" : "files"} put back).`;
+  const putBack = plural(restored.length + removed.length, "file");
+  return `A rewind to before prompt ${journal.rewind.to} was interrupted; it is now finished (${putBack} put back).`;
 }

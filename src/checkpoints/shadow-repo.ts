@@ -29,7 +29,12 @@ export interface ShadowRepo {
   changed(from: string, to: string): string[];
   /** A blob's bytes. */
   blob(id: string): Buffer;
+  /** Many blobs' bytes, read by one git process per batch rather than one per blob. */
+  blobs(ids: readonly string[]): Map<string, Buffer>;
 }
+
+/** Blobs read by one `git cat-file --batch`: snapshot files are 5 MiB at most, so 400 MiB at most. */
+const BLOBS_PER_BATCH = 80;
 
 /** Git with the user's own variables left out: nothing may redirect it to their repository. */
 function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
@@ -145,6 +150,23 @@ export function openShadowRepo(gitDir: string, root: string, env: NodeJS.Process
       return split(git(["diff-tree", "-r", "-z", "--name-only", "--no-renames", from, to]));
     },
     blob: (id) => git(["cat-file", "blob", id]),
+    blobs(ids) {
+      const found = new Map<string, Buffer>();
+      const unique = [...new Set(ids)];
+      for (let start = 0; start < unique.length; start += BLOBS_PER_BATCH) {
+        const batch = unique.slice(start, start + BLOBS_PER_BATCH);
+        const output = git(["cat-file", "--batch"], `${batch.join("\n")}\n`);
+        // Each blob comes as "<id> blob <size>\n<bytes>\n".
+        let at = 0;
+        for (const id of batch) {
+          const header = output.indexOf(10, at);
+          const size = Number(output.subarray(at, header).toString().split(" ")[2]);
+          found.set(id, output.subarray(header + 1, header + 1 + size));
+          at = header + 1 + size + 1;
+        }
+      }
+      return found;
+    },
   };
 }
 
