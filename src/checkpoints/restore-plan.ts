@@ -34,6 +34,7 @@ export interface RestorePlan {
 }
 
 const CHANGED_SINCE = "changed since agentloop left it";
+const SUBMODULE = "160000";
 
 /** `now` is the snapshot the rewind took just before (null outside git). */
 export function planRestore(
@@ -66,6 +67,8 @@ export function planRestore(
     for (const name of shadow.changed(checkpoint.tree, left ?? now)) {
       const path = join(shadow.root, name);
       const want = then.get(name);
+      // A repository inside the work tree is snapshot as its commit only: it is not restored.
+      if (want?.mode === SUBMODULE || current.get(name)?.mode === SUBMODULE) continue;
       if (sameEntry(want, current.get(name))) continue;
       if (agent && !sameEntry(agent.get(name), current.get(name)) && keep(path, CHANGED_SINCE))
         continue;

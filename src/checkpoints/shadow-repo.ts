@@ -65,6 +65,8 @@ export function openShadowRepo(gitDir: string, root: string, env: NodeJS.Process
     GIT_DIR: gitDir,
     GIT_WORK_TREE: root,
     GIT_INDEX_FILE: join(gitDir, "index"),
+    // Paths are file names, never patterns: a file called "*.ts" is that file alone.
+    GIT_LITERAL_PATHSPECS: "1",
   };
   // The user's hooks, signing and line-ending settings have no say in a snapshot.
   const settings = [
@@ -82,6 +84,10 @@ export function openShadowRepo(gitDir: string, root: string, env: NodeJS.Process
     "gc.auto=0",
     "-c",
     "maintenance.auto=false",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.untrackedCache=true",
   ];
   const git = (args: string[], input?: string): Buffer =>
     execFileSync("git", [...settings, ...args], {
@@ -98,42 +104,43 @@ export function openShadowRepo(gitDir: string, root: string, env: NodeJS.Process
   const excludeFile = join(gitDir, "info", "exclude");
   const bigFiles = new Set<string>();
 
-  /** The user's own exclude rules, the files over the cap, and agentloop's state inside the tree. */
+  const userExclude = userExcludeFile(root, env);
+  let excludes = "";
+  /**
+   * The user's own exclude rules, the files over the cap, and agentloop's state inside the tree;
+   * rewritten only when they change, so that git's untracked cache stays valid.
+   */
   function writeExcludes(): void {
-    const userExclude = userExcludeFile(root, env);
     const theirs = userExclude && existsSync(userExclude) ? readFileSync(userExclude, "utf8") : "";
     const ours = [...bigFiles].map((path) => `/${escapeGlob(path)}`);
     const inside = relative(root, gitDir);
     if (!inside.startsWith("..")) ours.push(`/${escapeGlob(inside)}/`);
+    const text = `${theirs}\n${ours.join("\n")}\n`;
+    if (text === excludes) return;
     mkdirSync(join(gitDir, "info"), { recursive: true });
-    writeFileSync(excludeFile, `${theirs}\n${ours.join("\n")}\n`);
+    writeFileSync(excludeFile, text);
+    excludes = text;
   }
+  const paths = (list: readonly string[]) => `${list.join("\0")}\0`;
+  const fromList = ["--pathspec-from-file=-", "--pathspec-file-nul"];
 
   return {
     root,
     snapshot() {
       writeExcludes();
-      // What changed since the last snapshot: only those can have grown past the cap.
-      const candidates = split(
+      // One walk of the work tree finds what changed since the last snapshot (new, modified,
+      // deleted); the index's stat cache and its untracked cache keep it short.
+      const changed = split(
         git(["ls-files", "-z", "--others", "--modified", "--exclude-standard"]),
       );
-      const tooBig = candidates.filter((path) => sizeOf(join(root, path)) > SNAPSHOT_FILE_CAP);
+      const tooBig = changed.filter((path) => sizeOf(join(root, path)) > SNAPSHOT_FILE_CAP);
       if (tooBig.length > 0) {
         for (const path of tooBig) bigFiles.add(path);
         writeExcludes();
-        git(
-          [
-            "rm",
-            "--cached",
-            "--quiet",
-            "--ignore-unmatch",
-            "--pathspec-from-file=-",
-            "--pathspec-file-nul",
-          ],
-          `${tooBig.join("\0")}\0`,
-        );
+        git(["rm", "--cached", "--quiet", "--ignore-unmatch", ...fromList], paths(tooBig));
       }
-      git(["add", "--all"]);
+      const added = changed.filter((path) => !bigFiles.has(path));
+      if (added.length > 0) git(["add", "--all", ...fromList], paths(added));
       return git(["write-tree"]).toString().trim();
     },
     files(tree) {
