@@ -13,7 +13,14 @@ import { readSession } from "../session/session-file.js";
 import { checkpointLines, planLines, resultLines } from "./describe.js";
 import { historyAfterRewinds } from "./history.js";
 import { checkpointData, createRecorder, type Recorder } from "./recorder.js";
-import { checkpointEvent, leftEvent, PART_NAME, savedEvent, scopeOf } from "./records.js";
+import {
+  appendRecord,
+  checkpointEvent,
+  leftEvent,
+  PART_NAME,
+  savedEvent,
+  scopeOf,
+} from "./records.js";
 import {
   checkpointNamed,
   previewRewind,
@@ -39,6 +46,12 @@ export function createCheckpointsPart(options: {
   /** The /rewind asked once: asking the same again does it. */
   let shown: string | null = null;
   const sessionFile = () => `${(host as PartHost).directory()}.jsonl`;
+  /**
+   * The part's records go straight to the session file rather than through the event stream:
+   * every part event is also a line in the terminal, and a checkpoint is for /rewind, not for
+   * reading at each prompt.
+   */
+  const record = (event: PartEvent) => appendRecord(sessionFile(), event);
   const note = (line: string): PartEvent => ({
     type: "part",
     part: PART_NAME,
@@ -117,7 +130,7 @@ export function createCheckpointsPart(options: {
       try {
         recorder ??= createRecorder(checkpointData((host as PartHost).directory(), cwd, env), cwd);
         latest += 1;
-        waiting.push(checkpointEvent(recorder.checkpoint(latest, firstLine(prompt))));
+        record(checkpointEvent(recorder.checkpoint(latest, firstLine(prompt))));
       } catch (error) {
         waiting.push(note(`no checkpoint before this prompt: ${(error as Error).message}`));
       }
@@ -128,7 +141,7 @@ export function createCheckpointsPart(options: {
         const path = (call.input as { file_path?: unknown }).file_path;
         if (recorder && FILE_TOOLS.has(call.name) && typeof path === "string") {
           const saved = recorder.saveBefore(resolveToolPath(cwd, path));
-          if (saved) waiting.push(savedEvent(saved, relative(cwd, saved.path)));
+          if (saved) record(savedEvent(saved, relative(cwd, saved.path)));
         }
         return {};
       },
@@ -140,7 +153,8 @@ export function createCheckpointsPart(options: {
       leftFor = latest;
       try {
         const left = recorder.leave();
-        return left ? [leftEvent(left)] : [];
+        if (left) record(leftEvent(left));
+        return [];
       } catch (error) {
         return [
           note(`how the prompt left the files could not be recorded: ${(error as Error).message}`),
