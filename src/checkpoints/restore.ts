@@ -2,8 +2,17 @@
 // file is back, so a rewind killed halfway (kill -9, a power cut) is finished at the next start:
 // each step puts a whole file in place by rename, and doing a step twice does no harm.
 
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, isAbsolute, join, relative } from "node:path";
 import { readBlob, writeState } from "./file-state.js";
 import type { CheckpointData } from "./recorder.js";
 import type { RewindRecord } from "./records.js";
@@ -42,10 +51,14 @@ export function removeJournal(sessionDirectory: string): void {
   rmSync(journalPath(sessionDirectory), { force: true });
 }
 
-/** Applies each step; returns the paths written back and those removed. */
+/**
+ * Applies each step; returns the paths written back and those removed. A directory a removal
+ * leaves empty goes too, up to `top` (the session's directory) and never `top` itself.
+ */
 export function applySteps(
   steps: readonly RestoreStep[],
   data: CheckpointData,
+  top: string,
 ): { restored: string[]; removed: string[] } {
   const restored: string[] = [];
   const removed: string[] = [];
@@ -55,6 +68,7 @@ export function applySteps(
   for (const { path, target } of steps) {
     if (target.kind === "absent") {
       writeState(path, target);
+      removeEmptyParents(path, top);
       removed.push(path);
       continue;
     }
@@ -68,4 +82,20 @@ export function applySteps(
     restored.push(path);
   }
   return { restored, removed };
+}
+
+function removeEmptyParents(path: string, top: string): void {
+  for (let directory = dirname(path); isInside(directory, top); directory = dirname(directory)) {
+    try {
+      if (readdirSync(directory).length > 0) return;
+      rmdirSync(directory);
+    } catch {
+      return;
+    }
+  }
+}
+
+function isInside(path: string, top: string): boolean {
+  const name = relative(top, path);
+  return name !== "" && !name.startsWith("..") && !isAbsolute(name);
 }

@@ -37,8 +37,8 @@ export function runRewindCommand(argv: string[], io: RewindIO): number {
     io.stdout(REWIND_USAGE);
     return EXIT.done;
   }
-  const { cwd, json } = options;
-  const sessionFile = findSessionFile(io.env, cwd, options.resume);
+  const { json } = options;
+  const { path: sessionFile, cwd } = findSessionFile(io.env, options.cwd, options.resume);
   const data = () => checkpointData(sessionDirectoryOf(sessionFile), cwd, io.env);
   const { log, finished } = readCheckpointLog(sessionFile, cwd, data);
   if (finished) io.stderr(`agentloop: ${finished}`);
@@ -49,7 +49,13 @@ export function runRewindCommand(argv: string[], io: RewindIO): number {
   }
   checkpointNamed(log, options.number);
   const { code, conversation } = options;
-  const result = rewindSession({ ...options, number: options.number, sessionFile, env: io.env });
+  const result = rewindSession({
+    ...options,
+    cwd,
+    number: options.number,
+    sessionFile,
+    env: io.env,
+  });
   const shown = (path: string) => relative(cwd, path);
   if (json) {
     io.stdout(

@@ -112,7 +112,7 @@ export function rewindSession(request: RewindRequest): RewindResult {
     undo,
   };
   writeJournal(directory, { steps: plan.steps, rewind });
-  const { restored, removed } = applySteps(plan.steps, data);
+  const { restored, removed } = applySteps(plan.steps, data, data.shadow?.root ?? request.cwd);
   const left = recorder.leave();
   if (left) record(leftEvent(left));
   record(rewindEvent(rewind, rewindLine(rewind)));
@@ -150,7 +150,7 @@ function finishInterruptedRewind(
   const journal = readJournal(directory);
   if (!journal) return null;
   const opened = data();
-  const { restored, removed } = applySteps(journal.steps, opened);
+  const { restored, removed } = applySteps(journal.steps, opened, opened.shadow?.root ?? cwd);
   // How the rewind left things, as it would have said had it not been stopped.
   const files: Record<string, FileState> = {};
   for (const { path } of journal.steps) files[path] = currentState(path);
