@@ -91,10 +91,21 @@ function listed(log: ReturnType<typeof readCheckpointLog>["log"]) {
   }));
 }
 
+const FLAGS = {
+  list: { type: "boolean" },
+  code: { type: "boolean" },
+  conversation: { type: "boolean" },
+  force: { type: "boolean" },
+  resume: { type: "string", short: "r" },
+  "output-format": { type: "string" },
+  cwd: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 function parseRewindArguments(argv: string[], currentDirectory: string) {
-  let parsed: ReturnType<typeof parseFlags>;
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof FLAGS; allowPositionals: true }>>;
   try {
-    parsed = parseFlags(argv);
+    parsed = parseArgs({ args: argv, options: FLAGS, allowPositionals: true, strict: true });
   } catch (error) {
     throw new ConfigError(
       `${(error as Error).message}. Run agentloop rewind --help for the options.`,
@@ -132,22 +143,4 @@ function parseRewindArguments(argv: string[], currentDirectory: string) {
     force: values.force === true,
     resume: values.resume,
   };
-}
-
-function parseFlags(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      list: { type: "boolean" },
-      code: { type: "boolean" },
-      conversation: { type: "boolean" },
-      force: { type: "boolean" },
-      resume: { type: "string", short: "r" },
-      "output-format": { type: "string" },
-      cwd: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
 }
