@@ -46,6 +46,8 @@ export function createCheckpointsPart(options: {
   /** The /rewind asked once: asking the same again does it. */
   let shown: string | null = null;
   const sessionFile = () => `${(host as PartHost).directory()}.jsonl`;
+  const data = () => checkpointData((host as PartHost).directory(), cwd, env);
+  const readLog = () => readCheckpointLog(sessionFile(), cwd, data);
   /**
    * The part's records go straight to the session file rather than through the event stream:
    * every part event is also a line in the terminal, and a checkpoint is for /rewind, not for
@@ -67,8 +69,7 @@ export function createCheckpointsPart(options: {
     shown = null;
     if (start !== "resume") return;
     try {
-      const data = () => checkpointData(host?.directory() ?? "", cwd, env);
-      const { log, finished } = readCheckpointLog(sessionFile(), cwd, data);
+      const { log, finished } = readLog();
       if (finished) waiting.push(note(finished));
       latest = Math.max(0, ...log.checkpoints.map((checkpoint) => checkpoint.number));
       leftFor = latest;
@@ -86,11 +87,8 @@ export function createCheckpointsPart(options: {
     run(argument) {
       const words = argument.split(/\s+/).filter(Boolean);
       if (words.length === 0) {
-        const { log } = readCheckpointLog(sessionFile(), cwd, () =>
-          checkpointData((host as PartHost).directory(), cwd, env),
-        );
         return [
-          ...checkpointLines(log),
+          ...checkpointLines(readLog().log),
           "/rewind N takes the session back to before prompt N.",
         ].join("\n");
       }
@@ -98,11 +96,8 @@ export function createCheckpointsPart(options: {
       const scope = scopeOf(request.code, request.conversation);
       const key = words.join(" ");
       if (shown !== key) {
+        const prompt = checkpointNamed(readLog().log, request.number).prompt;
         const plan = request.code ? planLines(previewRewind(request), cwd) : [];
-        const { log } = readCheckpointLog(sessionFile(), cwd, () =>
-          checkpointData((host as PartHost).directory(), cwd, env),
-        );
-        const prompt = checkpointNamed(log, request.number).prompt;
         shown = key;
         return [
           `Rewind the ${scope} to before prompt ${request.number} (${prompt}):`,
@@ -128,7 +123,7 @@ export function createCheckpointsPart(options: {
     async screenPrompt(prompt) {
       shown = null;
       try {
-        recorder ??= createRecorder(checkpointData((host as PartHost).directory(), cwd, env), cwd);
+        recorder ??= createRecorder(data(), cwd);
         latest += 1;
         record(checkpointEvent(recorder.checkpoint(latest, firstLine(prompt))));
       } catch (error) {

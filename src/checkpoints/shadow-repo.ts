@@ -7,7 +7,7 @@
 
 import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 
 /** Files larger than this are left out of snapshots (and named in the exclude file). */
 export const SNAPSHOT_FILE_CAP = 5 * 1024 * 1024;
@@ -46,6 +46,8 @@ function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 /** The top of the git work tree `cwd` is in, or null outside one (or without git). */
 export function workTreeOf(cwd: string, env: NodeJS.ProcessEnv): string | null {
+  // Most directories outside git are told apart without starting git: no .git above them.
+  if (!hasDotGitAbove(cwd)) return null;
   try {
     const top = execFileSync("git", ["rev-parse", "--show-toplevel"], {
       cwd,
@@ -175,6 +177,13 @@ export function openShadowRepo(gitDir: string, root: string, env: NodeJS.Process
       return found;
     },
   };
+}
+
+function hasDotGitAbove(directory: string): boolean {
+  for (let at = resolve(directory); ; at = dirname(at)) {
+    if (existsSync(join(at, ".git"))) return true;
+    if (dirname(at) === at) return false;
+  }
 }
 
 /** The user's .git/info/exclude: read, never written. */
