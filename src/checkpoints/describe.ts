@@ -49,7 +49,7 @@ export function resultLines(result: RewindResult, scope: string, cwd: string): s
   for (const path of result.removed) lines.push(`  removed     ${relative(cwd, path)}`);
   for (const kept of result.leftAlone)
     lines.push(`  left alone  ${relative(cwd, kept.path)} (${kept.reason}; --force overwrites it)`);
-  if (!result.bashTracked) lines.push(NOT_TRACKED);
+  if (!result.bashTracked && scope !== "conversation") lines.push(NOT_TRACKED);
   if (result.caveat) lines.push(result.caveat);
   lines.push(`To undo this rewind: rewind ${result.undo}.`);
   return lines;

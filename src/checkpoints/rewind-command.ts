@@ -71,7 +71,7 @@ export function runRewindCommand(argv: string[], io: RewindIO): number {
           reason: kept.reason,
         })),
         bash_tracked: result.bashTracked,
-        ...(result.bashTracked ? {} : { notice: NOT_TRACKED }),
+        ...(result.bashTracked || !code ? {} : { notice: NOT_TRACKED }),
         undo: result.undo,
       }),
     );
