@@ -6,6 +6,7 @@ import { cpus, loadavg } from "node:os";
 import { anthropicProviderBenchmark } from "./anthropic-provider.js";
 import { bashOutputBenchmark } from "./bash-output.js";
 import { batchBenchmark } from "./batch.js";
+import { checkpointsBenchmark } from "./checkpoints.js";
 import { cliBenchmark } from "./cli.js";
 import { compactionBenchmark } from "./compaction.js";
 import { firstRequestBenchmark } from "./first-request.js";
@@ -33,6 +34,7 @@ const benchmarks: Benchmark[] = [
   batchBenchmark,
   localModelBenchmark,
   viewerBenchmark,
+  checkpointsBenchmark,
 ];
 
 const load = () =>

@@ -14,7 +14,7 @@ export const LAYERS = [
   ["compaction", "mcp", "skills", "hooks", "memory", "web"],
   ["loop"],
   ["session"],
-  ["agents", "goal"],
+  ["agents", "goal", "checkpoints"],
   ["assembly"],
   ["terminal", "viewer"],
   ["command-line"],

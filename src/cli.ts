@@ -35,6 +35,14 @@ export async function main(argv: string[]): Promise<number> {
     const stdout = (text: string) => process.stdout.write(`${text}\n`);
     return runMemoryShellCommand({ argv: argv.slice(1), env: process.env, stdout }).catch(fail);
   }
+  if (argv[0] === "rewind") {
+    const { runRewindCommand } = await import("./checkpoints/rewind-command.js");
+    const line = (stream: NodeJS.WriteStream) => (text: string) => stream.write(`${text}\n`);
+    const io = { stdout: line(process.stdout), stderr: line(process.stderr), env: process.env };
+    return Promise.resolve(argv.slice(1))
+      .then((args) => runRewindCommand(args, { ...io, cwd: process.cwd() }))
+      .catch(fail);
+  }
   let command: CommandLine;
   try {
     command = parseCommandLine(argv);

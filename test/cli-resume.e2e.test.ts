@@ -2,7 +2,7 @@
 // tool call or of a streamed reply, and after a corrupt line: the fake server, which rejects
 // invalid transcripts, must accept every resumed request.
 
-import { appendFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type FakeModel,
@@ -87,9 +87,14 @@ describe("resuming a session with the CLI", () => {
     const sandbox = freshSandbox();
     model.script([reply(text("first answer"))]);
     await runCli(["first"], { env: { ...sandbox.env, ...model.env() }, cwd: sandbox.workspace });
-    appendFileSync(onlySession(sandbox).path, "{this is not json\n");
+    const { path } = onlySession(sandbox);
+    // The file ends with a newline: the corrupt line is the one after its last.
+    const corruptLine = readFileSync(path, "utf8").split("\n").length;
+    appendFileSync(path, "{this is not json\n");
     const { code, stderr } = await resume(sandbox, "Still fine.");
     expect(code).toBe(0);
-    expect(stderr).toMatch(/session file line 5 skipped: the line is not valid JSON/);
+    expect(stderr).toContain(
+      `session file line ${corruptLine} skipped: the line is not valid JSON`,
+    );
   });
 });

@@ -496,8 +496,13 @@ ${body}`,
       output: "formatted",
     };
     expect(entries).toMatchObject([formatted]);
+    // The checkpoint before the prompt and the note after it stop are markers of their own.
     const kinds = buildTimeline(session).items.map((item) => item.kind);
-    // Between the reply that asked for the call and the results it led to.
-    expect(kinds).toEqual(["message", "message", "hook", "message", "message", "stop"]);
+    expect(kinds).toEqual([
+      "marker",
+      // Between the reply that asked for the call and the results it led to.
+      ...["message", "message", "hook", "message", "message", "stop"],
+      "marker",
+    ]);
   });
 });

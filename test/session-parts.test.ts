@@ -230,6 +230,31 @@ describe("a session's parts", () => {
   });
 });
 
+describe("a part's rewind of the conversation", () => {
+  it("makes the next request go on from the history it gave, and the loop keeps nothing of the one before", async () => {
+    let host: PartHost | undefined;
+    const { session, provider } = sessionWith(
+      [{ name: "rewinder", attach: (given) => (host = given) }],
+      [
+        { content: [text("First answer.")] },
+        { content: [text("Second answer.")] },
+        { content: [text("Third answer.")] },
+      ],
+    );
+    await run(session, "first prompt");
+    const afterFirst = [...session.state.messages];
+    await run(session, "second prompt");
+    host?.replaceHistory(afterFirst);
+    expect(session.state.messages).toEqual(afterFirst);
+    await run(session, "third prompt");
+    expect(provider.requests[2]?.map((message) => message.content)).toEqual([
+      "first prompt",
+      [text("First answer.")],
+      "third prompt",
+    ]);
+  });
+});
+
 describe("the list a session is assembled from", () => {
   it("holds the chapters in the documented order", () => {
     expect(SESSION_PARTS.map((entry) => entry.name)).toEqual([
@@ -242,6 +267,7 @@ describe("the list a session is assembled from", () => {
       "goal",
       "mcp",
       "web",
+      "checkpoints",
     ]);
   });
 });

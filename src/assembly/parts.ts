@@ -169,6 +169,15 @@ export const SESSION_PARTS: readonly PartEntry[] = [
       return startWebPart({ ...context, rules, mode: context.modes.current, fetch, search });
     },
   },
+  // Last: its screen is asked only once every other part admitted the prompt, so it takes one
+  // checkpoint per prompt sent, and its hooks see a call as the others left it.
+  {
+    name: "checkpoints",
+    async start(context) {
+      const { createCheckpointsPart } = await import("../checkpoints/part.js");
+      return createCheckpointsPart({ cwd: context.cwd, env: context.env });
+    },
+  },
 ];
 
 /** Starts every entry at once; a failure closes the parts that did start, then is thrown. */

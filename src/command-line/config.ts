@@ -50,6 +50,8 @@ export const USAGE = `Usage:
   agentloop "task" | -p "task"   run one task to completion and print the answer
   echo "task" | agentloop -p     the prompt may also come from stdin
   agentloop sessions             list this directory's sessions
+  agentloop rewind --list | N    list the checkpoints; take code and conversation back to before
+                                 prompt N (--code, --conversation; agentloop rewind --help)
   agentloop view [ID]            replay a session in the browser (--port N, --open, --export FILE)
   agentloop mcp list             the MCP servers here, their state, tools and request bytes
   agentloop memory [list|forget ID|pin ID|clear]   what agentloop remembers of this directory

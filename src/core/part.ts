@@ -93,6 +93,12 @@ export interface PartHost {
    * with a ConfigError when that mode's sandbox cannot start here.
    */
   childTools(mode: PermissionMode, agentName: string): Promise<ChildTools>;
+  /**
+   * Makes the session go on with `messages` as its history (a rewind of the conversation). Only
+   * between prompts, or from `historyStarted`; the part records why in the session file itself,
+   * and the other parts are not told.
+   */
+  replaceHistory(messages: Message[]): void;
 }
 
 /** A REPL command a part adds (`/hooks`, `/tasks`): what it prints, as plain text. */

@@ -106,7 +106,18 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
   const childTools = options.childTools ?? noChildTools;
   const basePrompt = () => options.basePrompt ?? options.system;
   const history = () => state.messages;
-  const host = { limits, directory, childTools, basePrompt, provider: () => provider, history };
+  const replaceHistory = (messages: Message[]) => {
+    state = createLoopState(messages);
+  };
+  const host = {
+    limits,
+    directory,
+    childTools,
+    basePrompt,
+    provider: () => provider,
+    history,
+    replaceHistory,
+  };
   for (const part of parts) part.attach?.(host);
   const historyStarted = (start: HistoryStart) => {
     for (const part of parts) part.historyStarted?.(start, state.messages);

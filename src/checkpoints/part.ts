@@ -1,0 +1,186 @@
+// Checkpoints as a part: one before every prompt (its screen is the last one asked, so it runs
+// once each prompt is admitted), the file tools' files saved before their first change in that
+// prompt (the tool-call hooks see each call, a subagent's too), and how the prompt left things
+// once it stopped. /rewind takes the code and the conversation back to an earlier prompt;
+// a resumed session goes on from the conversation its rewinds left.
+
+import { relative } from "node:path";
+import { ConfigError } from "../core/errors.js";
+import type { LoopEvent, PartEvent } from "../core/events.js";
+import type { HistoryStart, PartCommand, PartHost, SessionPart } from "../core/part.js";
+import { resolveToolPath } from "../core/tool-path.js";
+import { readSession } from "../session/session-file.js";
+import { checkpointLines, planLines, resultLines } from "./describe.js";
+import { historyAfterRewinds } from "./history.js";
+import { checkpointData, createRecorder, type Recorder } from "./recorder.js";
+import {
+  appendRecord,
+  checkpointEvent,
+  leftEvent,
+  PART_NAME,
+  savedEvent,
+  scopeOf,
+} from "./records.js";
+import {
+  checkpointNamed,
+  previewRewind,
+  type RewindRequest,
+  readCheckpointLog,
+  rewindSession,
+} from "./rewind.js";
+
+/** The tools whose calls change the file named by their `file_path`. */
+const FILE_TOOLS = new Set(["write", "edit"]);
+
+export function createCheckpointsPart(options: {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}): SessionPart {
+  const { cwd, env } = options;
+  let host: PartHost | null = null;
+  let recorder: Recorder | null = null;
+  /** The session's latest checkpoint, and the latest one whose prompt has said how it left things. */
+  let latest = 0;
+  let leftFor = 0;
+  const waiting: LoopEvent[] = [];
+  /** The /rewind asked once: asking the same again does it. */
+  let shown: string | null = null;
+  const sessionFile = () => `${(host as PartHost).directory()}.jsonl`;
+  const data = () => checkpointData((host as PartHost).directory(), cwd, env);
+  const readLog = () => readCheckpointLog(sessionFile(), cwd, data);
+  /**
+   * The part's records go straight to the session file rather than through the event stream:
+   * every part event is also a line in the terminal, and a checkpoint is for /rewind, not for
+   * reading at each prompt.
+   */
+  const record = (event: PartEvent) => appendRecord(sessionFile(), event);
+  const note = (line: string): PartEvent => ({
+    type: "part",
+    part: PART_NAME,
+    name: "notice",
+    line,
+  });
+
+  function sessionBegan(start: HistoryStart): void {
+    if (start === "compact" || !host) return;
+    recorder = null;
+    latest = 0;
+    leftFor = 0;
+    shown = null;
+    if (start !== "resume") return;
+    try {
+      const { log, finished } = readLog();
+      if (finished) waiting.push(note(finished));
+      latest = Math.max(0, ...log.checkpoints.map((checkpoint) => checkpoint.number));
+      leftFor = latest;
+      const history = historyAfterRewinds(readSession(sessionFile()).entries);
+      if (history) host.replaceHistory(history);
+    } catch (error) {
+      waiting.push(note(`checkpoints could not be read: ${(error as Error).message}`));
+    }
+  }
+
+  const rewind: PartCommand = {
+    name: "/rewind",
+    argument: "[N [code|conversation] [force]]",
+    help: "list the checkpoints; with N, take the code and conversation back to before prompt N",
+    run(argument) {
+      const words = argument.split(/\s+/).filter(Boolean);
+      if (words.length === 0) {
+        return [
+          ...checkpointLines(readLog().log),
+          "/rewind N takes the session back to before prompt N.",
+        ].join("\n");
+      }
+      const request = rewindRequest(words, sessionFile(), cwd, env);
+      const scope = scopeOf(request.code, request.conversation);
+      const key = words.join(" ");
+      if (shown !== key) {
+        const prompt = checkpointNamed(readLog().log, request.number).prompt;
+        const plan = request.code ? planLines(previewRewind(request), cwd) : [];
+        shown = key;
+        return [
+          `Rewind the ${scope} to before prompt ${request.number} (${prompt}):`,
+          ...plan,
+          `Enter /rewind ${key} again to do it.`,
+        ].join("\n");
+      }
+      shown = null;
+      const result = rewindSession(request);
+      if (result.history) host?.replaceHistory(result.history);
+      latest = result.undo;
+      leftFor = latest;
+      return resultLines(result, scope, cwd).join("\n");
+    },
+  };
+
+  return {
+    name: PART_NAME,
+    attach(given) {
+      host = given;
+    },
+    historyStarted: sessionBegan,
+    async screenPrompt(prompt) {
+      shown = null;
+      try {
+        recorder ??= createRecorder(data(), cwd);
+        latest += 1;
+        record(checkpointEvent(recorder.checkpoint(latest, firstLine(prompt))));
+      } catch (error) {
+        waiting.push(note(`no checkpoint before this prompt: ${(error as Error).message}`));
+      }
+      return null;
+    },
+    toolHooks: {
+      async beforeCall(call) {
+        const path = (call.input as { file_path?: unknown }).file_path;
+        if (recorder && FILE_TOOLS.has(call.name) && typeof path === "string") {
+          const saved = recorder.saveBefore(resolveToolPath(cwd, path));
+          if (saved) record(savedEvent(saved, relative(cwd, saved.path)));
+        }
+        return {};
+      },
+      afterCall: async (_call, result) => result,
+    },
+    eventsBefore: () => waiting.splice(0),
+    eventsAfter(event) {
+      if (event.type !== "stop" || !recorder || leftFor === latest) return [];
+      leftFor = latest;
+      try {
+        const left = recorder.leave();
+        if (left) record(leftEvent(left));
+        return [];
+      } catch (error) {
+        return [
+          note(`how the prompt left the files could not be recorded: ${(error as Error).message}`),
+        ];
+      }
+    },
+    commands: [rewind],
+  };
+}
+
+function firstLine(prompt: string): string {
+  const line = prompt.trim().split("\n")[0] ?? "";
+  return line.length > 72 ? `${line.slice(0, 71)}…` : line;
+}
+
+/** `N [code|conversation] [force]`, as /rewind takes it. */
+function rewindRequest(
+  words: string[],
+  sessionFile: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): RewindRequest {
+  const [first = "", ...rest] = words;
+  const number = Number(first);
+  const unknown = rest.find((word) => !["code", "conversation", "force"].includes(word));
+  if (!Number.isInteger(number) || number < 1 || unknown !== undefined) {
+    throw new ConfigError(
+      "Use /rewind N [code|conversation] [force], N a checkpoint of /rewind's list.",
+    );
+  }
+  const code = rest.includes("code") || !rest.includes("conversation");
+  const conversation = rest.includes("conversation") || !rest.includes("code");
+  return { sessionFile, cwd, env, number, code, conversation, force: rest.includes("force") };
+}

@@ -1,0 +1,114 @@
+// What the checkpoints part writes in the session file, as part events, and how it is read back:
+// a checkpoint before each prompt, each file the file tools saved before its first change in
+// that prompt, what the prompt left behind when it ended, and each rewind. The session file is
+// the only record: `agentloop rewind` needs nothing else (the blobs and the shadow repository
+// hold the bytes the records name).
+
+import { appendFileSync } from "node:fs";
+import type { PartEvent } from "../core/events.js";
+import type { SessionEntry } from "../session/session-file.js";
+import type { FileState } from "./file-state.js";
+
+export const PART_NAME = "checkpoints";
+
+export interface Checkpoint {
+  number: number;
+  at: string;
+  /** The prompt's first line, or what took the checkpoint ("before rewind to 2"). */
+  prompt: string;
+  /** The snapshot of the work tree, in a git work tree; null outside one. */
+  tree: string | null;
+}
+
+/** A file the file tools changed during checkpoint `checkpoint`'s prompt, as it was before. */
+export interface SavedFile {
+  checkpoint: number;
+  path: string;
+  before: FileState;
+}
+
+/** How a prompt (or a rewind) left things: the work tree's snapshot, and the file tools' files. */
+export interface Left {
+  checkpoint: number;
+  tree: string | null;
+  files: Record<string, FileState>;
+  /** The paths that changed since the checkpoint, for the list. */
+  changed: string[];
+}
+
+export interface RewindRecord {
+  to: number;
+  code: boolean;
+  conversation: boolean;
+  /** The checkpoint taken before it, to undo it. */
+  undo: number;
+}
+
+export interface CheckpointLog {
+  checkpoints: Checkpoint[];
+  saved: SavedFile[];
+  left: Left[];
+  rewinds: RewindRecord[];
+}
+
+export function checkpointEvent(checkpoint: Checkpoint): PartEvent {
+  return {
+    type: "part",
+    part: PART_NAME,
+    name: "checkpoint",
+    line: `checkpoint ${checkpoint.number}${checkpoint.tree === null ? " (file tools only: bash's changes are not tracked outside git)" : ""}`,
+    data: { ...checkpoint },
+  };
+}
+
+export function savedEvent(saved: SavedFile, shown: string): PartEvent {
+  return {
+    type: "part",
+    part: PART_NAME,
+    name: "file_saved",
+    line: `checkpoint ${saved.checkpoint}: kept ${shown} as it was`,
+    data: { ...saved },
+  };
+}
+
+export function leftEvent(left: Left): PartEvent {
+  const files = left.changed.length;
+  return {
+    type: "part",
+    part: PART_NAME,
+    name: "left",
+    line: `checkpoint ${left.checkpoint}: ${files} ${files === 1 ? "file" : "files"} changed since`,
+    data: { ...left },
+  };
+}
+
+/** What a rewind takes back, in words. */
+export function scopeOf(code: boolean, conversation: boolean): string {
+  return code && conversation ? "code and conversation" : code ? "code" : "conversation";
+}
+
+export function rewindEvent(rewind: RewindRecord, line: string): PartEvent {
+  return { type: "part", part: PART_NAME, name: "rewind", line, data: { ...rewind } };
+}
+
+/** The part's records in a session's entries, in file order. */
+export function checkpointLog(entries: readonly SessionEntry[]): CheckpointLog {
+  const log: CheckpointLog = { checkpoints: [], saved: [], left: [], rewinds: [] };
+  for (const entry of entries) {
+    if (entry.type !== "part" || entry.part !== PART_NAME || !entry.data) continue;
+    const data = entry.data as never;
+    if (entry.name === "checkpoint") log.checkpoints.push(data);
+    else if (entry.name === "file_saved") log.saved.push(data);
+    else if (entry.name === "left") log.left.push(data);
+    else if (entry.name === "rewind") log.rewinds.push(data);
+  }
+  return log;
+}
+
+/**
+ * Appends a record to a session file from outside its writer (`agentloop rewind`, /rewind): one
+ * line, in the writer's shape, with O_APPEND as the writer uses, so the two never interleave.
+ */
+export function appendRecord(sessionFile: string, event: PartEvent): void {
+  appendFileSync(sessionFile, `${JSON.stringify({ ...event, at: new Date().toISOString() })}\n`);
+}
