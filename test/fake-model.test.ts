@@ -138,6 +138,7 @@ describe("a FakeModel's record of requests", () => {
     expect(model.requests()).toEqual([
       {
         status: 400,
+        refused: true,
         bytes: expect.any(Number),
         tokens: 2_007,
         cacheRead: 0,
@@ -145,6 +146,7 @@ describe("a FakeModel's record of requests", () => {
       },
       {
         status: 200,
+        refused: false,
         bytes: expect.any(Number),
         tokens: messageTokens,
         cacheRead: 0,
