@@ -113,6 +113,15 @@ describe("subagents in git worktrees", () => {
     return { ...result, events, results, firstTexts };
   }
 
+  /** One isolated child that reads README.md and changes nothing. */
+  const runReader = (sandbox: Sandbox) =>
+    run(
+      sandbox,
+      [reply(isolatedCall("call_p1", "Read it.")), reply(text("Read."))],
+      ["--permission-mode", "auto", "read it"],
+      children({ "Read it.": "cat README.md" }),
+    );
+
   /** The parent's repository is as it was: on main, at its one commit, nothing changed. */
   function expectParentUntouched(workspace: string, head: string) {
     expect(git(workspace, "rev-parse", "--abbrev-ref", "HEAD")).toBe("main");
@@ -151,12 +160,7 @@ describe("subagents in git worktrees", () => {
   it("removes the worktree and the branch of a child that changed nothing", async () => {
     const sandbox = repository();
     const head = git(sandbox.workspace, "rev-parse", "HEAD");
-    const { code, results } = await run(
-      sandbox,
-      [reply(isolatedCall("call_p1", "Read it.")), reply(text("Read."))],
-      ["--permission-mode", "auto", "read it"],
-      children({ "Read it.": "cat README.md" }),
-    );
+    const { code, results } = await runReader(sandbox);
     expect(code).toBe(0);
     expect(results[0]).toMatch(
       /\[agent general [0-9a-f]{4}: completed; .*; worktree removed: no changes\]$/,
@@ -263,12 +267,7 @@ describe("subagents in git worktrees", () => {
   it("says in the result that a child started from HEAD when the parent's tree has uncommitted changes", async () => {
     const sandbox = repository();
     writeFileSync(join(sandbox.workspace, "README.md"), "# project, being edited\n");
-    const { code, results } = await run(
-      sandbox,
-      [reply(isolatedCall("call_p1", "Read it.")), reply(text("Read."))],
-      ["--permission-mode", "auto", "read it"],
-      children({ "Read it.": "cat README.md" }),
-    );
+    const { code, results } = await runReader(sandbox);
     expect(code).toBe(0);
     expect(results[0]).toMatch(
       /\nThe parent's tree has uncommitted changes: the agent started from HEAD [0-9a-f]{7}, without them\.$/,
