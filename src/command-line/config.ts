@@ -89,6 +89,8 @@ Options:
   --allow-network                let sandboxed commands use the network
   --memory                       remember across sessions (or "memory": true in your settings)
   --cwd DIR                      work in DIR instead of the current directory
+  --worktree [NAME]              work in a new git worktree on the branch agentloop/NAME, removed
+                                 at the end if nothing changed (docs/worktrees.md)
   --version, --help
 
 Skills and commands: .agentloop/skills/NAME/SKILL.md (or in .claude/ or .agents/, here or in

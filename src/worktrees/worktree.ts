@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
 import { join, relative } from "node:path";
+import { ConfigError } from "../core/errors.js";
 import { excludeFromGit } from "../core/git-directory.js";
 import { plural } from "../core/wording.js";
 import { git, gitOrNull, identityFor } from "./git.js";
@@ -32,8 +33,8 @@ export interface Worktree {
   finish(commitMessage?: string): Promise<string>;
 }
 
-/** A refusal the person can act on, in one sentence. */
-export class WorktreeRefusal extends Error {}
+/** A refusal the person can act on, in one sentence (for the CLI, a usage error: exit 2). */
+export class WorktreeRefusal extends ConfigError {}
 
 /**
  * Makes a worktree from HEAD of the repository holding `cwd`, named `name` or
