@@ -2,19 +2,13 @@
 // git repositories in temporary directories: the session works in a new worktree, says where,
 // keeps it when something changed and removes it when nothing did.
 
-import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { takeWorktreeFlag } from "../src/worktrees/session-worktree.js";
 import { type FakeModel, freshSandbox, runCli, startFakeModel } from "./support/cli-harness.js";
 import { type FakeTurn, reply, text, toolUse } from "./support/fake-anthropic-server.js";
-
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", ["-c", "user.name=test", "-c", "user.email=test@localhost", ...args], {
-    cwd,
-    encoding: "utf8",
-  }).trim();
+import { git, withRepository } from "./support/git-repository.js";
 
 describe("the --worktree flag's arguments", () => {
   it("takes a name that follows it, after =, or none, and leaves a prompt with spaces alone", () => {
@@ -44,14 +38,7 @@ describe("a session in a worktree", () => {
   });
   afterAll(() => model.close());
 
-  function repository() {
-    const sandbox = freshSandbox();
-    git(sandbox.workspace, "init", "--quiet", "--initial-branch", "main");
-    writeFileSync(join(sandbox.workspace, "README.md"), "# project\n");
-    git(sandbox.workspace, "add", "README.md");
-    git(sandbox.workspace, "commit", "--quiet", "-m", "start");
-    return sandbox;
-  }
+  const repository = () => withRepository(freshSandbox());
 
   async function run(sandbox: ReturnType<typeof freshSandbox>, turns: FakeTurn[], args: string[]) {
     model.script(turns);

@@ -2,7 +2,6 @@
 // model, in real git repositories made in temporary directories: where the child's changes
 // land, what becomes of a worktree with none, two writers at once, and the refusals.
 
-import { execFileSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -23,17 +22,12 @@ import {
   startFakeModel,
 } from "./support/cli-harness.js";
 import { type FakeTurn, reply, text, toolUse } from "./support/fake-anthropic-server.js";
+import { git, withRepository } from "./support/git-repository.js";
 
 type Event = { type: string; [key: string]: unknown };
 
 const WORKTREE_STATUS =
   /\[agent (\S+) [0-9a-f]{4}: completed; [^\]]*; worktree (\S+), branch (agentloop\/\S+), (\d+) files? changed\]$/;
-
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", ["-c", "user.name=test", "-c", "user.email=test@localhost", ...args], {
-    cwd,
-    encoding: "utf8",
-  }).trim();
 
 /**
  * A fresh sandbox whose workspace is a git repository with one commit on main; `outsideTmp`
@@ -46,11 +40,7 @@ function repository(outsideTmp = false): Sandbox {
     const made = sandbox.workspace;
     onTestFinished(() => rmSync(made, { recursive: true, force: true }));
   }
-  git(sandbox.workspace, "init", "--quiet", "--initial-branch", "main");
-  writeFileSync(join(sandbox.workspace, "README.md"), "# project\n");
-  git(sandbox.workspace, "add", "README.md");
-  git(sandbox.workspace, "commit", "--quiet", "-m", "start");
-  return sandbox;
+  return withRepository(sandbox);
 }
 
 const isolatedCall = (id: string, prompt: string, extra: Record<string, unknown> = {}) =>
