@@ -36,6 +36,12 @@ export async function main(argv: string[]): Promise<number> {
     const stdout = (text: string) => process.stdout.write(`${text}\n`);
     return runMemoryShellCommand({ argv: argv.slice(1), env: process.env, stdout }).catch(fail);
   }
+  if (argv[0] === "worktree") {
+    const { runWorktreeCommand } = await import("./worktrees/worktree-command.js");
+    const stdout = (line: string) => process.stdout.write(`${line}\n`);
+    const stderr = (line: string) => writeWrapped(process.stderr, line);
+    return runWorktreeCommand({ argv: argv.slice(1), stdout, stderr }).catch(fail);
+  }
   const { argv: rest, worktree } = takeWorktreeFlag(argv);
   let command: CommandLine;
   try {

@@ -2,7 +2,7 @@
 // git repositories in temporary directories: the session works in a new worktree, says where,
 // keeps it when something changed and removes it when nothing did.
 
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { takeWorktreeFlag } from "../src/worktrees/session-worktree.js";
@@ -105,6 +105,79 @@ describe("a session in a worktree", () => {
     expect(notGit.code).toBe(2);
     expect(notGit.stderr.trim()).toBe(
       `agentloop: --worktree needs a git repository, and ${outside.workspace} is not in one.`,
+    );
+  });
+
+  it("lists agentloop's worktrees, and refuses to remove a dirty one or one with commits on no other branch unless --force", async () => {
+    const sandbox = repository();
+    const cli = (...args: string[]) =>
+      runCli(["worktree", ...args], { env: sandbox.env, cwd: sandbox.workspace });
+    const none = await cli("list");
+    expect(none.stdout.trim()).toBe(`No agentloop worktrees in ${sandbox.workspace}.`);
+    const root = join(sandbox.workspace, ".agentloop", "worktrees");
+    git(
+      sandbox.workspace,
+      "worktree",
+      "add",
+      "--quiet",
+      "-b",
+      "agentloop/dirty",
+      join(root, "dirty"),
+    );
+    git(
+      sandbox.workspace,
+      "worktree",
+      "add",
+      "--quiet",
+      "-b",
+      "agentloop/ahead",
+      join(root, "ahead"),
+    );
+    git(
+      sandbox.workspace,
+      "worktree",
+      "add",
+      "--quiet",
+      "-b",
+      "agentloop/clean",
+      join(root, "clean"),
+    );
+    writeFileSync(join(root, "dirty", "draft.txt"), "draft\n");
+    writeFileSync(join(root, "ahead", "done.txt"), "done\n");
+    git(join(root, "ahead"), "add", "done.txt");
+    git(join(root, "ahead"), "commit", "--quiet", "-m", "done");
+
+    const listed = await cli("list");
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.trim().split("\n").sort()).toEqual([
+      "ahead\tagentloop/ahead\t1 commit on agentloop/ahead is on no other branch",
+      "clean\tagentloop/clean\tnothing that is not elsewhere",
+      "dirty\tagentloop/dirty\tit has uncommitted changes (1 file)",
+    ]);
+    const dirty = await cli("remove", "dirty");
+    expect(dirty.code).toBe(1);
+    expect(dirty.stderr.trim()).toBe(
+      "agentloop: dirty is not removed: it has uncommitted changes (1 file); --force removes it anyway.",
+    );
+    expect(existsSync(join(root, "dirty", "draft.txt"))).toBe(true);
+    const ahead = await cli("remove", "ahead");
+    expect(ahead.code).toBe(1);
+    expect(ahead.stderr).toContain("1 commit on agentloop/ahead is on no other branch");
+    expect(git(sandbox.workspace, "branch", "--list", "agentloop/ahead")).not.toBe("");
+
+    const clean = await cli("remove", "clean");
+    expect(clean.code).toBe(0);
+    expect(existsSync(join(root, "clean"))).toBe(false);
+    const forced = await cli("remove", "dirty", "--force");
+    expect(forced.code).toBe(0);
+    expect(existsSync(join(root, "dirty"))).toBe(false);
+    expect(
+      git(sandbox.workspace, "for-each-ref", "--format=%(refname:short)", "refs/heads/agentloop/"),
+    ).toBe("agentloop/ahead");
+    const unknown = await cli("remove", "nothing");
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.trim()).toBe(
+      `agentloop: There is no agentloop worktree "nothing" in ${sandbox.workspace}.`,
     );
   });
 });

@@ -54,6 +54,7 @@ export const USAGE = `Usage:
   agentloop mcp list             the MCP servers here, their state, tools and request bytes
   agentloop memory [list|forget ID|pin ID|clear]   what agentloop remembers of this directory
   agentloop acp                  an Agent Client Protocol agent on stdio, for editors (Zed, ...)
+  agentloop worktree list|remove NAME [--force]   agentloop's git worktrees (docs/worktrees.md)
   agentloop batch run TASKS.jsonl --out DIR   run many tasks, each in a fresh clone
                                  (agentloop batch --help for all batch commands)
 
