@@ -115,33 +115,17 @@ describe("a session in a worktree", () => {
     const none = await cli("list");
     expect(none.stdout.trim()).toBe(`No agentloop worktrees in ${sandbox.workspace}.`);
     const root = join(sandbox.workspace, ".agentloop", "worktrees");
-    git(
-      sandbox.workspace,
-      "worktree",
-      "add",
-      "--quiet",
-      "-b",
-      "agentloop/dirty",
-      join(root, "dirty"),
-    );
-    git(
-      sandbox.workspace,
-      "worktree",
-      "add",
-      "--quiet",
-      "-b",
-      "agentloop/ahead",
-      join(root, "ahead"),
-    );
-    git(
-      sandbox.workspace,
-      "worktree",
-      "add",
-      "--quiet",
-      "-b",
-      "agentloop/clean",
-      join(root, "clean"),
-    );
+    for (const name of ["dirty", "ahead", "clean"]) {
+      git(
+        sandbox.workspace,
+        "worktree",
+        "add",
+        "--quiet",
+        "-b",
+        `agentloop/${name}`,
+        join(root, name),
+      );
+    }
     writeFileSync(join(root, "dirty", "draft.txt"), "draft\n");
     writeFileSync(join(root, "ahead", "done.txt"), "done\n");
     git(join(root, "ahead"), "add", "done.txt");

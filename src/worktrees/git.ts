@@ -6,7 +6,7 @@ import { execFile } from "node:child_process";
 /** Identity for agentloop's own commits where the person has none configured. */
 const FALLBACK_IDENTITY = ["-c", "user.name=agentloop", "-c", "user.email=agentloop@localhost"];
 
-export class GitError extends Error {}
+class GitError extends Error {}
 
 /** git's standard output, trimmed at the end; rejects with a GitError when git fails. */
 export function git(cwd: string, args: readonly string[]): Promise<string> {
