@@ -11,7 +11,7 @@ export const LAYERS = [
   ["shell", "transcript", "sandbox", "images"],
   ["tools"],
   ["providers", "permissions", "planning", "background"],
-  ["compaction", "mcp", "skills", "hooks", "memory", "web"],
+  ["compaction", "mcp", "skills", "hooks", "memory", "web", "worktrees"],
   ["loop"],
   ["session"],
   ["agents", "goal", "checkpoints"],

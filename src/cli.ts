@@ -19,6 +19,7 @@ import { ignoredNotice, invocationOf } from "./skills/invocation.js";
 import { createProgress } from "./terminal/progress.js";
 import { loadMarkdownRenderer } from "./terminal/render.js";
 import { writeWrapped } from "./terminal/wrap.js";
+import { inSessionWorktree, takeWorktreeFlag } from "./worktrees/session-worktree.js";
 
 declare const AGENTLOOP_VERSION: string;
 const VERSION = typeof AGENTLOOP_VERSION === "string" ? AGENTLOOP_VERSION : "development";
@@ -43,9 +44,19 @@ export async function main(argv: string[]): Promise<number> {
       .then((args) => runRewindCommand(args, { ...io, cwd: process.cwd() }))
       .catch(fail);
   }
+  if (argv[0] === "worktree") {
+    const { runWorktreeCommand } = await import("./worktrees/worktree-command.js");
+    const stdout = (line: string) => process.stdout.write(`${line}\n`);
+    const stderr = (line: string) => writeWrapped(process.stderr, line);
+    return runWorktreeCommand({ argv: argv.slice(1), stdout, stderr }).catch(fail);
+  }
+  const { argv: rest, worktree } = takeWorktreeFlag(argv);
   let command: CommandLine;
   try {
-    command = parseCommandLine(argv);
+    command = parseCommandLine(rest);
+    if (worktree && command.command !== "run") {
+      throw new ConfigError("--worktree starts a session, and goes with no other command.");
+    }
   } catch (error) {
     return fail(error);
   }
@@ -75,8 +86,12 @@ export async function main(argv: string[]): Promise<number> {
       const { runAcpCommand } = await import("./acp/acp-command.js");
       return runAcpCommand(command, VERSION).catch(fail);
     }
-    case "run":
-      return run(command).catch(fail);
+    case "run": {
+      if (!worktree) return run(command).catch(fail);
+      const say = (line: string) => writeWrapped(process.stderr, `agentloop: ${line}`);
+      const inWorktree = (cwd: string) => run({ ...command, cwd });
+      return inSessionWorktree(command.cwd, worktree, inWorktree, say).catch(fail);
+    }
   }
 }
 

@@ -40,6 +40,16 @@ describe("an agent definition", () => {
     });
   });
 
+  it("takes isolation: worktree, and skips a file asking for another isolation", () => {
+    const header = "---\nname: writer\ndescription: Writes.\n";
+    const worktree = parseDefinition(`${header}isolation: worktree\n---\nWrite.`, "w.md");
+    expect(worktree).toMatchObject({ name: "writer", isolation: "worktree" });
+    expect(parseDefinition(`${header}---\nWrite.`, "w.md")).not.toHaveProperty("isolation");
+    expect(parseDefinition(`${header}isolation: container\n---\nWrite.`, "w.md")).toEqual({
+      skip: 'its isolation "container" is not "worktree"',
+    });
+  });
+
   it("takes a list of tools as `- item` lines and a folded description", () => {
     const text =
       "---\nname: a\ndescription: >\n  Looks at\n  things.\ntools:\n  - read\n  - mcp__files__list\n---\nBody";

@@ -63,7 +63,7 @@ describe("/goal in the REPL", () => {
         `[agentloop: goal] The session's goal, still to be met: ${GOAL}`,
       );
       const names = onlySession(sandbox).entries.flatMap((entry) =>
-        entry.type === "part" ? [entry.name] : [],
+        entry.type === "part" && entry.part === "goal" ? [entry.name] : [],
       );
       expect(names).toEqual(["goal_set", "goal_check", "goal_cleared", "goal_set", "goal_cleared"]);
     } finally {

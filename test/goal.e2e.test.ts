@@ -237,7 +237,7 @@ for (const protocol of ["anthropic", "openai"] as Protocol[]) {
       expect(second.judgeRequests).toHaveLength(1);
       expect(JSON.stringify(second.judgeRequests[0].messages)).toContain(GOAL);
       const names = onlySession(sandbox).entries.flatMap((entry) =>
-        entry.type === "part" ? [entry.name] : [],
+        entry.type === "part" && entry.part === "goal" ? [entry.name] : [],
       );
       expect(names).toEqual(["goal_set", "goal_unmet", "goal_check", "goal_cleared"]);
     });

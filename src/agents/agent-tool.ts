@@ -3,6 +3,8 @@
 // session's environment and project instructions as its system prompt, shares the parent's
 // provider, workspace, permission mode (or a narrower one), sandbox, rules and MCP servers,
 // and never the `agent` tool itself. Its final text and a status line are the call's result.
+// With `isolation: "worktree"` the child works in a git worktree of its own (src/worktrees/)
+// instead of the parent's workspace, so such children may run at the same time as writers.
 
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
@@ -16,6 +18,11 @@ import type { Provider } from "../providers/provider.js";
 import { openSessionWriter, SESSION_FORMAT_VERSION } from "../session/session-file.js";
 import { failure, type Tool } from "../tools/tool.js";
 import { createToolbox } from "../tools/toolbox.js";
+import {
+  type ChildWorktree,
+  openChildWorktree,
+  WorktreeRefusal,
+} from "../worktrees/child-worktree.js";
 import type { SubagentChannel } from "./channel.js";
 import { runChild } from "./child-run.js";
 import { type AgentDefinition, childMode } from "./definition.js";
@@ -24,7 +31,7 @@ import { createSlots } from "./slots.js";
 import { agentToolDescription } from "./tool-description.js";
 
 export const AGENT_TOOL = "agent";
-/** Read-only children running at once, at most. */
+/** Children that change nothing in the parent's tree running at once, at most. */
 export const MAX_CONCURRENT_AGENTS = 4;
 /** Tools that change nothing whatever their input: a child with only these is read-only. */
 const READ_ONLY_TOOLS = new Set(["read"]);
@@ -33,6 +40,7 @@ export type AgentInput = {
   description: string;
   prompt: string;
   subagent_type?: string;
+  isolation?: "worktree";
 };
 
 export type { ChildTools } from "../core/part.js";
@@ -41,8 +49,8 @@ export interface AgentToolOptions {
   agents: readonly AgentDefinition[];
   /** The mode of the session (or agent) that runs this tool, as it is now. */
   parentMode: () => PermissionMode;
-  /** The tools for a child named `agentName` under `mode`; questions name the agent. */
-  toolsFor(mode: PermissionMode, agentName: string): Promise<ChildTools>;
+  /** The tools for a child named `agentName` under `mode`, in `workspace` when given; questions name the agent. */
+  toolsFor(mode: PermissionMode, agentName: string, workspace?: string): Promise<ChildTools>;
   /** The parent's provider as it is now, and the same provider with another model. */
   models: { current(): Provider; start(model: string): Promise<Provider> };
   /** The environment and project instructions the parent's system prompt has. */
@@ -73,6 +81,11 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
   const isReadOnly = (agent: AgentDefinition) =>
     modeOf(agent) === "read-only" ||
     agent.tools?.every((name) => READ_ONLY_TOOLS.has(name)) === true;
+  const isolated = (input: AgentInput, agent: AgentDefinition) =>
+    input.isolation === "worktree" || agent.isolation === "worktree";
+  // A child in its own worktree changes nothing the parent or its siblings see.
+  const keepsOut = (input: AgentInput, agent: AgentDefinition) =>
+    isReadOnly(agent) || isolated(input, agent);
 
   let description: string | undefined;
   return {
@@ -93,6 +106,12 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
           type: "string",
           description: "One of the agents listed; general by default.",
         },
+        isolation: {
+          type: "string",
+          enum: ["worktree"],
+          description:
+            "worktree: the agent works in a new git worktree on its own branch from HEAD, so several may write at once; its changes are committed on that branch.",
+        },
       },
       required: ["description", "prompt"],
     },
@@ -100,7 +119,7 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
     delegates: true,
     isReadOnly(input) {
       const agent = byName.get(input.subagent_type ?? "general");
-      return agent !== undefined && isReadOnly(agent);
+      return agent !== undefined && keepsOut(input, agent);
     },
     async run(input, context) {
       const type = input.subagent_type ?? "general";
@@ -111,12 +130,18 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
       }
       const parent = options.channel.parent;
       if (!parent) return failure("The agent tool runs only inside a session.");
-      const release = isReadOnly(agent) ? await slots.take() : () => undefined;
+      const release = keepsOut(input, agent) ? await slots.take() : () => undefined;
       let tools: ChildTools | undefined;
       let provider: Provider | undefined;
+      let worktree: ChildWorktree | undefined;
+      // The worktree's fate is settled once, whether the child finished or failed.
+      let fate: Promise<string> | undefined;
+      const settle = () => (fate ??= worktree?.finish(`${agent.name}: ${input.description}`));
       try {
         const mode = modeOf(agent);
-        tools = await options.toolsFor(mode, agent.name);
+        if (isolated(input, agent)) worktree = await openChildWorktree(options.cwd, agent.name);
+        const workspace = worktree?.workspace;
+        tools = await options.toolsFor(mode, agent.name, workspace);
         // Below the deepest level a child may run agents itself, under its own mode.
         const nested =
           options.depth < options.maxDepth &&
@@ -125,6 +150,9 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
             ? [
                 createAgentTool({
                   ...options,
+                  // A grandchild works where its parent does, unless it has a worktree of its own.
+                  cwd: workspace ?? options.cwd,
+                  toolsFor: (under, name, own) => options.toolsFor(under, name, own ?? workspace),
                   parentMode: () => mode,
                   depth: options.depth + 1,
                 }) as Tool,
@@ -145,7 +173,10 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
             tools.checkPermission,
             tools.hooks,
           ),
-          system: `${agent.prompt}\n\n${options.environment()}`.trim(),
+          system: [agent.prompt, options.environment(), worktree?.briefing ?? ""]
+            .filter(Boolean)
+            .join("\n\n")
+            .trim(),
           prompt: input.prompt,
           maxTurns: agent.maxTurns,
           signal: context.signal,
@@ -174,8 +205,9 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
           toolCalls: outcome.toolCalls,
           tokens: inputTokensOf(outcome.usage) + outcome.usage.output_tokens,
           costUsd: outcome.costUsd,
+          worktree: await settle(),
         });
-        const content = bounded(report, {
+        const content = bounded(worktree?.warning ? `${report}\n${worktree.warning}` : report, {
           maxChars: DEFAULT_MAX_RESULT_CHARS,
           outputDirectory: directory,
           toolName: `agent-${agentId}`,
@@ -185,8 +217,10 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
           isError: outcome.status !== "completed" && outcome.status !== "max_turns",
         };
       } catch (error) {
+        if (error instanceof WorktreeRefusal) return failure(error.message);
         return failure(`The ${type} agent could not run: ${(error as Error).message}`);
       } finally {
+        await settle()?.catch(() => undefined);
         release();
         await tools?.dispose();
         if (provider && agent.model !== "inherit") await provider.dispose?.();

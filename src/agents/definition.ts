@@ -1,6 +1,6 @@
 // An agent definition: Markdown with YAML frontmatter, in Claude Code's format. `name` and
 // `description` are required; `tools`, `disallowedTools`, `model`, `maxTurns` and
-// `permissionMode` are honoured; the body is the agent's own part of its system prompt.
+// `permissionMode` and `isolation` (`worktree`) are honoured; the body is the agent's own part of its system prompt.
 // Fields that would give a child more than its parent has (`hooks`, `mcpServers`) are not
 // read from any file (https://code.claude.com/docs/en/sub-agents lists the fields).
 
@@ -23,6 +23,8 @@ export interface AgentDefinition {
   maxTurns: number;
   /** As written; `childMode` decides what it becomes under the parent's mode. */
   permissionMode?: string;
+  /** "worktree": each run of this agent gets its own git worktree (src/worktrees/). */
+  isolation?: "worktree";
   /** The file it came from, or "built-in". */
   source: string;
 }
@@ -48,6 +50,10 @@ export function parseDefinition(text: string, source: string): AgentDefinition |
   }
   const model = typeof fields.model === "string" && fields.model ? fields.model : "inherit";
   const mode = fields.permissionMode;
+  const isolation = fields.isolation;
+  if (isolation !== undefined && isolation !== "worktree") {
+    return { skip: `its isolation "${String(isolation)}" is not "worktree"` };
+  }
   return {
     name,
     description,
@@ -57,6 +63,7 @@ export function parseDefinition(text: string, source: string): AgentDefinition |
     model,
     maxTurns,
     ...(typeof mode === "string" && mode ? { permissionMode: mode } : {}),
+    ...(isolation ? { isolation } : {}),
     source,
   };
 }

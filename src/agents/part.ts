@@ -41,8 +41,8 @@ export async function createAgentsPart(options: AgentsOptions): Promise<SessionP
     if (!host) throw new Error("The agent tool runs only inside a session.");
     return host;
   };
-  const toolsFor: AgentToolOptions["toolsFor"] = (under, agentName) =>
-    joined().childTools(under, agentName);
+  const toolsFor: AgentToolOptions["toolsFor"] = (under, agentName, workspace) =>
+    joined().childTools(under, agentName, workspace);
   const models = { current: () => joined().provider(), start: options.startModel };
   const agents = found.agents;
   const tools = [

@@ -17,6 +17,8 @@ export interface ChildFacts {
   tokens: number;
   /** Null when the model's price is not known. */
   costUsd: number | null;
+  /** What became of the child's git worktree, when it had one (src/worktrees/). */
+  worktree?: string;
 }
 
 export function statusOf(stop: LoopStop): ChildStatus {
@@ -36,7 +38,8 @@ export function statusLine(facts: ChildFacts): string {
   const status = typeof facts.status === "string" ? facts.status : `error: ${facts.status.error}`;
   const cost = facts.costUsd === null ? "cost unknown" : dollars(facts.costUsd);
   const numbers = `${plural(facts.toolCalls, "tool call")}, ${count(facts.tokens)} tokens, ${cost}`;
-  return `[agent ${facts.agentType} ${facts.agentId}: ${status}; ${numbers}]`;
+  const worktree = facts.worktree ? `; ${facts.worktree}` : "";
+  return `[agent ${facts.agentType} ${facts.agentId}: ${status}; ${numbers}${worktree}]`;
 }
 
 /** Three decimals, as "$0.031"; a run that cost something but less than that is not "$0.000". */

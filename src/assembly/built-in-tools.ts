@@ -50,8 +50,11 @@ export interface BuiltInTools {
   planWrite: Tool | null;
   /** The scratch directory sandboxed commands share, when a mode with a sandbox may be used. */
   scratch: string | undefined;
-  /** A child's own bash, read, write and edit under `mode`, its sandbox proven first. */
-  childBuiltIns(mode: PermissionMode): Promise<Tool[]>;
+  /**
+   * A child's own bash, read, write and edit under `mode`, its sandbox proven first; with
+   * `workspace` (a child's git worktree) they work there, and so does its sandbox.
+   */
+  childBuiltIns(mode: PermissionMode, workspace?: string): Promise<Tool[]>;
   dispose(): void;
 }
 
@@ -71,15 +74,16 @@ export function createBuiltInTools(setup: BuiltInSetup): BuiltInTools {
   if (sandboxFor(mode) || setup.switchable) scratchDirectory();
   // The sandboxes proven so far, writable or not; a mode is used only once its sandbox is here.
   const sandboxes = new Map<boolean, Sandbox>();
+  const sandboxOptions = (workspace: string, writable: boolean): SandboxOptions => ({
+    workspace,
+    writable,
+    allowNetwork: setup.allowNetwork,
+    tmpDir: scratchDirectory(),
+  });
   const prepare = async (next: PermissionMode) => {
     const shape = sandboxFor(next);
     if (!shape || sandboxes.has(shape.writable)) return;
-    const sandbox: SandboxOptions = {
-      workspace: cwd,
-      writable: shape.writable,
-      allowNetwork: setup.allowNetwork,
-      tmpDir: scratchDirectory(),
-    };
+    const sandbox = sandboxOptions(cwd, shape.writable);
     const check = await checkSandbox(sandbox);
     if (!check.ok) throw new ConfigError(check.reason);
     sandboxes.set(shape.writable, createSandbox(sandbox));
@@ -113,7 +117,7 @@ export function createBuiltInTools(setup: BuiltInSetup): BuiltInTools {
     tempDir: scratch,
     startBackground: setup.startBackground,
   };
-  const make = (name: BuiltInName, bash: BashOptions, reads: FileReads): Tool => {
+  const make = (name: BuiltInName, bash: BashOptions, reads: FileReads, workspace = cwd): Tool => {
     switch (name) {
       case "bash": {
         const tool = createBashTool(bash);
@@ -121,11 +125,11 @@ export function createBuiltInTools(setup: BuiltInSetup): BuiltInTools {
         return tool as Tool;
       }
       case "read":
-        return createReadTool({ workspace: cwd, reads, redact: bash.redact }) as Tool;
+        return createReadTool({ workspace, reads, redact: bash.redact }) as Tool;
       case "write":
-        return createWriteTool({ workspace: cwd, reads }) as Tool;
+        return createWriteTool({ workspace, reads }) as Tool;
       case "edit":
-        return createEditTool({ workspace: cwd, reads }) as Tool;
+        return createEditTool({ workspace, reads }) as Tool;
     }
   };
   const chosen = BUILT_IN.filter((name) => setup.names.includes(name));
@@ -139,18 +143,24 @@ export function createBuiltInTools(setup: BuiltInSetup): BuiltInTools {
     scratch,
     // Each child gets tools of its own (its shell's directory, its reads), under its mode: the
     // session's sandbox for that mode, proven once, and no background tasks of its own.
-    async childBuiltIns(under) {
+    async childBuiltIns(under, workspace = cwd) {
       await prepare(under);
-      const sandbox = sandboxOf(under);
+      const shared = sandboxOf(under);
+      // The same kind of sandbox, proven above, around the child's own tree.
+      const sandbox =
+        shared && workspace !== cwd
+          ? createSandbox(sandboxOptions(workspace, sandboxFor(under)?.writable ?? false))
+          : shared;
       const bash: BashOptions = {
         ...bashOptions,
+        cwd: workspace,
         wrap: sandbox?.wrap,
         endLeftovers: sandbox ? !sandbox.endsLeftovers : false,
         tempDir: scratch,
         startBackground: undefined,
       };
       const childReads = createFileReads();
-      return chosen.map((name) => make(name, bash, childReads));
+      return chosen.map((name) => make(name, bash, childReads, workspace));
     },
     dispose: removeScratch,
   };

@@ -15,14 +15,15 @@ export function childToolsOf(setup: {
   hooks: ToolCallHooks | undefined;
 }): PartHost["childTools"] {
   const { builtIns, parts, permissions } = setup;
-  return async (mode, agentName): Promise<ChildTools> => {
-    const own = await builtIns.childBuiltIns(mode);
+  return async (mode, agentName, workspace): Promise<ChildTools> => {
+    const own = await builtIns.childBuiltIns(mode, workspace);
     const offered = parts.flatMap((part) => part.tools?.({ mode, forChild: true }) ?? []);
     const { ask } = permissions;
     return {
       tools: [...own, ...offered],
       checkPermission: createPermissionCheck({
         ...permissions,
+        workspace: workspace ?? permissions.workspace,
         mode,
         ask: ask && ((question) => ask({ ...question, tool: `[${agentName}] ${question.tool}` })),
         scratch: builtIns.scratch ? [builtIns.scratch] : [],

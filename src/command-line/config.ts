@@ -56,6 +56,7 @@ export const USAGE = `Usage:
   agentloop mcp list             the MCP servers here, their state, tools and request bytes
   agentloop memory [list|forget ID|pin ID|clear]   what agentloop remembers of this directory
   agentloop acp                  an Agent Client Protocol agent on stdio, for editors (Zed, ...)
+  agentloop worktree list|remove NAME [--force]   agentloop's git worktrees (docs/worktrees.md)
   agentloop batch run TASKS.jsonl --out DIR   run many tasks, each in a fresh clone
                                  (agentloop batch --help for all batch commands)
 
@@ -91,6 +92,8 @@ Options:
   --allow-network                let sandboxed commands use the network
   --memory                       remember across sessions (or "memory": true in your settings)
   --cwd DIR                      work in DIR instead of the current directory
+  --worktree [NAME]              work in a new git worktree on the branch agentloop/NAME, removed
+                                 at the end if nothing changed (docs/worktrees.md)
   --version, --help
 
 Skills and commands: .agentloop/skills/NAME/SKILL.md (or in .claude/ or .agents/, here or in

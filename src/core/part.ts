@@ -90,9 +90,11 @@ export interface PartHost {
   history(): readonly Message[];
   /**
    * The tools for a subagent named `agentName` under `mode` (its questions name it); rejects
-   * with a ConfigError when that mode's sandbox cannot start here.
+   * with a ConfigError when that mode's sandbox cannot start here. With `workspace` (a child in
+   * its own git worktree, src/worktrees/) its commands, file tools, sandbox and permission
+   * check take that directory as the workspace instead of the session's.
    */
-  childTools(mode: PermissionMode, agentName: string): Promise<ChildTools>;
+  childTools(mode: PermissionMode, agentName: string, workspace?: string): Promise<ChildTools>;
   /**
    * Makes the session go on with `messages` as its history (a rewind of the conversation). Only
    * between prompts, or from `historyStarted`; the part records why in the session file itself,
