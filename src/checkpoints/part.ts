@@ -82,8 +82,8 @@ export function createCheckpointsPart(options: {
 
   const rewind: PartCommand = {
     name: "/rewind",
-    argument: "[N [code|conversation] [force]]",
-    help: "list the checkpoints; with N, take the code and conversation back to before prompt N",
+    argument: "[N ...]",
+    help: "list the checkpoints; N [code|conversation] [force] takes the session back to before prompt N",
     run(argument) {
       const words = argument.split(/\s+/).filter(Boolean);
       if (words.length === 0) {

@@ -173,8 +173,8 @@ export async function startMemoryPart(options: MemoryPartOptions): Promise<Sessi
     commands: [
       {
         name: "/memory",
-        argument: MEMORY_COMMAND_HELP,
-        help: "what is remembered for this project and where; forget, pin, approve or reject entries",
+        argument: "[ACTION]",
+        help: `what is remembered for this project and where; ACTION: ${MEMORY_COMMAND_HELP.slice(1, -1)}`,
         run: (argument) =>
           runMemoryCommand(argument.split(/\s+/).filter(Boolean), {
             main: store,
