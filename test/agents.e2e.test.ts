@@ -16,6 +16,7 @@ import {
   onlySession,
   type Protocol,
   runCli,
+  runStreamJson,
   type Sandbox,
   startFakeModel,
 } from "./support/cli-harness.js";
@@ -119,19 +120,9 @@ describe.each(["anthropic", "openai", "responses"] as const)(
       options: { sandbox?: Sandbox; intercept?: Parameters<FakeModel["script"]>[1] } = {},
     ) {
       const sandbox = options.sandbox ?? freshSandbox();
-      const before = model.requestCount();
-      model.script(turns, options.intercept);
-      const result = await runCli(["--output-format", "stream-json", ...model.flags, ...args], {
-        env: { ...sandbox.env, ...model.env() },
-        cwd: sandbox.workspace,
-      });
-      model.script([]);
-      const events = result.stdout
-        .trim()
-        .split("\n")
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as Event);
-      const requests = model.requests().slice(before);
+      const ran = await runStreamJson(model, sandbox, turns, args, options.intercept);
+      const { result, requests } = ran;
+      const events = ran.events as Event[];
       const sent = requests.map((request) => sentBy(protocol, request.body));
       return { ...result, events, sandbox, requests, sent };
     }

@@ -16,8 +16,9 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vites
 import { resultText, type ToolResultBlock } from "../src/core/messages.js";
 import {
   type FakeModel,
+  type FakeModelScriptOptions,
   freshSandbox,
-  runCli,
+  runStreamJson,
   type Sandbox,
   startFakeModel,
 } from "./support/cli-harness.js";
@@ -73,30 +74,23 @@ describe("subagents in git worktrees", () => {
   });
   afterAll(() => model.close());
 
-  async function run(sandbox: Sandbox, turns: FakeTurn[], args: string[], intercept?: object) {
-    const before = model.requestCount();
-    model.script(turns, intercept);
-    const result = await runCli(["--output-format", "stream-json", ...model.flags, ...args], {
-      env: { ...sandbox.env, ...model.env() },
-      cwd: sandbox.workspace,
+  async function run(
+    sandbox: Sandbox,
+    turns: FakeTurn[],
+    args: string[],
+    intercept?: FakeModelScriptOptions,
+  ) {
+    const ran = await runStreamJson(model, sandbox, turns, args, intercept);
+    const { result } = ran;
+    const events = ran.events as Event[];
+    const firstTexts = ran.requests.map((request) => {
+      const body = JSON.parse(request.body);
+      const first = body.messages[0].content;
+      return {
+        prompt: typeof first === "string" ? first : first[0].text,
+        items: body.messages.length as number,
+      };
     });
-    model.script([]);
-    const events = result.stdout
-      .trim()
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Event);
-    const firstTexts = model
-      .requests()
-      .slice(before)
-      .map((request) => {
-        const body = JSON.parse(request.body);
-        const first = body.messages[0].content;
-        return {
-          prompt: typeof first === "string" ? first : first[0].text,
-          items: body.messages.length as number,
-        };
-      });
     const results = events.flatMap((event) =>
       event.type === "tool_end" ? [resultText((event.result as ToolResultBlock).content)] : [],
     );

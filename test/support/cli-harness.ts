@@ -243,6 +243,32 @@ export function jsonLines<T>(stdout: string): T[] {
     .map((line) => JSON.parse(line) as T);
 }
 
+/**
+ * Runs the CLI in stream-json against `model` with `turns` scripted (and `intercept` answering
+ * what it recognises): how it ended, the events it printed, and the requests it sent.
+ */
+export async function runStreamJson(
+  model: FakeModel,
+  sandbox: Sandbox,
+  turns: FakeTurn[],
+  args: string[],
+  intercept?: FakeModelScriptOptions,
+) {
+  const before = model.requestCount();
+  model.script(turns, intercept);
+  const result = await runCli(["--output-format", "stream-json", ...model.flags, ...args], {
+    env: { ...sandbox.env, ...model.env() },
+    cwd: sandbox.workspace,
+  });
+  model.script([]);
+  const events = result.stdout
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown> & { type: string });
+  return { result, events, requests: model.requests().slice(before) };
+}
+
 /** The only session file written in this sandbox, read back. */
 export function onlySession(sandbox: Sandbox): SessionContents & { path: string } {
   const directory = join(sandbox.env.XDG_STATE_HOME as string, "agentloop", "sessions");
