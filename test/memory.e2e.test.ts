@@ -15,8 +15,8 @@ import {
   type FakeModel,
   type FakeModelScriptOptions,
   freshSandbox,
-  jsonLines,
   runCli,
+  runStreamJson,
   type Sandbox,
   startFakeModel,
 } from "./support/cli-harness.js";
@@ -77,19 +77,10 @@ describe("memory across sessions", () => {
     options: FakeModelScriptOptions = extractionAnswers("NOTHING"),
     env: Record<string, string> = {},
   ) {
-    const before = model.requestCount();
-    model.script(turns, options);
-    const result = await runCli(["--output-format", "stream-json", ...args], {
-      env: { ...sandbox.env, ...model.env(), ...env },
-      cwd: sandbox.workspace,
-    });
-    model.script([]);
-    const events = jsonLines<Event>(result.stdout);
-    const bodies = model
-      .requests()
-      .slice(before)
-      .map((request) => JSON.parse(request.body) as Body);
-    return { ...result, events, bodies };
+    const ran = await runStreamJson(model, sandbox, turns, args, options, env);
+    const events = ran.events as Event[];
+    const bodies = ran.requests.map((request) => JSON.parse(request.body) as Body);
+    return { ...ran.result, events, bodies };
   }
 
   const memoryEvents = (events: Event[]) => events.filter((event) => event.part === "memory");

@@ -245,7 +245,8 @@ export function jsonLines<T>(stdout: string): T[] {
 
 /**
  * Runs the CLI in stream-json against `model` with `turns` scripted (and `intercept` answering
- * what it recognises): how it ended, the events it printed, and the requests it sent.
+ * what it recognises), `env` added to the sandbox's: how it ended, the events it printed, and
+ * the requests it sent.
  */
 export async function runStreamJson(
   model: FakeModel,
@@ -253,19 +254,16 @@ export async function runStreamJson(
   turns: FakeTurn[],
   args: string[],
   intercept?: FakeModelScriptOptions,
+  env: Record<string, string> = {},
 ) {
   const before = model.requestCount();
   model.script(turns, intercept);
   const result = await runCli(["--output-format", "stream-json", ...model.flags, ...args], {
-    env: { ...sandbox.env, ...model.env() },
+    env: { ...sandbox.env, ...model.env(), ...env },
     cwd: sandbox.workspace,
   });
   model.script([]);
-  const events = result.stdout
-    .trim()
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Record<string, unknown> & { type: string });
+  const events = jsonLines<Record<string, unknown> & { type: string }>(result.stdout);
   return { result, events, requests: model.requests().slice(before) };
 }
 
