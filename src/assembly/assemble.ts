@@ -223,6 +223,7 @@ export async function assembleSession(
     toolNames: names,
     mcpConfigFiles: options.mcpConfigFiles,
     modes,
+    rules,
     io,
     notice,
     scratch: builtIns.scratch,

@@ -11,7 +11,7 @@ import type { SessionPart } from "../core/part.js";
 import type { Provider } from "../core/provider.js";
 import type { PreparedHooks } from "../hooks/prepare.js";
 import type { ModeSwitch } from "../permissions/mode-switch.js";
-import { loadPermissionRules } from "../permissions/rules.js";
+import type { PermissionRules } from "../permissions/rules.js";
 import type { PlanningPart } from "../planning/part.js";
 import type { LoadedSkills } from "../skills/loaded-skills.js";
 import type { Skill } from "../skills/skill.js";
@@ -29,6 +29,8 @@ export interface PartContext {
   toolNames: readonly ToolName[];
   mcpConfigFiles: string[];
   modes: ModeSwitch;
+  /** The session's permission rules, as read at start; "always" answers are added to them. */
+  rules: PermissionRules;
   io: SessionIO;
   /** Tells the person something before the session starts. */
   notice(sentence: string): void;
@@ -162,10 +164,8 @@ export const SESSION_PARTS: readonly PartEntry[] = [
       const fetch = context.toolNames.includes("web_fetch");
       const search = context.toolNames.includes("web_search");
       if (!fetch && !search) return null;
-      const [{ startWebPart }, rules] = await Promise.all([
-        import("../web/start.js"),
-        loadPermissionRules({ workspace: context.cwd, env: context.env }),
-      ]);
+      const { startWebPart } = await import("../web/start.js");
+      const { rules } = context;
       return startWebPart({ ...context, rules, mode: context.modes.current, fetch, search });
     },
   },
