@@ -3,9 +3,13 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { build } from "esbuild";
+import { collectStepSources } from "./step-sources.mjs";
 import { bundleViewerPage } from "./viewer-page.mjs";
 
 const { version } = JSON.parse(readFileSync("package.json", "utf8"));
+// The code behind each step, collected once: the CLI carries it for the viewer, and every build
+// records its id in the session files it writes (src/core/build-info.ts).
+const stepSources = collectStepSources(process.cwd());
 
 const shared = {
   bundle: true,
@@ -14,7 +18,10 @@ const shared = {
   format: "esm",
   sourcemap: false,
   logLevel: "warning",
-  define: { AGENTLOOP_VERSION: JSON.stringify(version) },
+  define: {
+    AGENTLOOP_VERSION: JSON.stringify(version),
+    AGENTLOOP_SOURCE_ID: JSON.stringify(stepSources.id),
+  },
   // The local model engine loads native binaries from its own package: it stays a package.
   // So does sharp (image decoding), with libvips in its @img/* package. BullMQ (the Redis
   // queue of `agentloop batch`) is an optional dependency, found at run time only by those
@@ -39,10 +46,12 @@ await build({
   minifyWhitespace: true,
   minifySyntax: true,
   banner: { js: `#!/usr/bin/env node\n${shared.banner.js}` },
-  // The viewer page's script travels inside the CLI as a string (src/viewer/page-script.ts).
+  // The viewer page's script travels inside the CLI as a string (src/viewer/page-script.ts),
+  // and the step sources as JSON text (src/viewer/step-sources.ts).
   define: {
     ...shared.define,
     AGENTLOOP_VIEWER_SCRIPT: JSON.stringify(await bundleViewerPage()),
+    AGENTLOOP_STEP_SOURCES: JSON.stringify(JSON.stringify(stepSources)),
   },
 });
 await build({ ...shared, entryPoints: { index: "src/index.ts" }, outdir: "dist" });

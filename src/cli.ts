@@ -11,6 +11,7 @@ import {
 } from "./command-line/config.js";
 import { runOneShot } from "./command-line/one-shot.js";
 import { type SessionControls, startSession } from "./command-line/setup.js";
+import { AGENTLOOP_BUILD } from "./core/build-info.js";
 import { ConfigError } from "./core/errors.js";
 import { EXIT, isConfigurationError } from "./core/exit-codes.js";
 import { sessionLines } from "./repl/session-list.js";
@@ -21,8 +22,7 @@ import { loadMarkdownRenderer } from "./terminal/render.js";
 import { writeWrapped } from "./terminal/wrap.js";
 import { inSessionWorktree, takeWorktreeFlag } from "./worktrees/session-worktree.js";
 
-declare const AGENTLOOP_VERSION: string;
-const VERSION = typeof AGENTLOOP_VERSION === "string" ? AGENTLOOP_VERSION : "development";
+const VERSION = AGENTLOOP_BUILD.version;
 
 export async function main(argv: string[]): Promise<number> {
   if (argv[0] === "batch") {

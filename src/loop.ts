@@ -102,6 +102,7 @@ export async function* runOneTurn(
 ): AsyncGenerator<LoopEvent, TurnEnd> {
   const signal = options.signal ?? new AbortController().signal;
   const started = performance.now();
+  // @step loop.send: messages[] and the tool definitions go to the model, which streams its reply.
   const reply = yield* options.provider.stream({
     system: options.system,
     messages: state.messages,
@@ -112,6 +113,7 @@ export async function* runOneTurn(
     inputTokens: inputTokensOf(reply.usage),
     messageCount: state.messages.length,
   };
+  // @step loop.reply: The model's reply is appended to messages[] as it came, tool calls and all.
   state.messages.push(reply.message);
   yield {
     type: "assistant_message",
@@ -128,6 +130,7 @@ export async function* runOneTurn(
     const end = afterTextReply(state, reply);
     if ("continue" in end && state.transitionReason === "max_tokens_recovery") {
       const message: UserMessage = { role: "user", content: CONTINUE_PROMPT };
+      // @step loop.continue: A reply cut off at max_tokens goes on: the model is asked to continue.
       state.messages.push(message);
       yield { type: "continuation", turn: state.turnCount, message };
     }
@@ -140,6 +143,7 @@ export async function* runOneTurn(
   addReminders(state.messages, results, options.reminders ?? []);
   const notices = options.notices?.() ?? [];
   const message: UserMessage = { role: "user", content: withNotices(results, notices) };
+  // @step loop.results: The results go back in one user message, each with its tool_use_id.
   state.messages.push(message);
   yield { type: "tool_results", turn: state.turnCount, message };
   for (const notice of notices) yield notice.event;
@@ -167,6 +171,7 @@ export async function* executeToolCalls(
       batch.map((call) => {
         if (lastCallCutOff && call === calls.at(-1)) return truncatedCallResult(call);
         if (signal.aborted) return interruptedResult(call);
+        // @step loop.tool: Each tool call the model asked for runs, through the permission check.
         return toolbox.run(call, signal);
       }),
     );
@@ -194,6 +199,7 @@ async function* beforeStopping(
   if (said === null) return end;
   if ("detail" in said) return { ...end, detail: said.detail, reason: said.reason ?? end.reason };
   const message: UserMessage = { role: "user", content: said.goOn };
+  // @step loop.stop_check: A part (a Stop hook, the goal judge) sends the model back to work.
   state.messages.push(message);
   yield { type: "continuation", turn: state.turnCount, message };
   state.transitionReason = "stop_hook";
@@ -221,6 +227,7 @@ async function* stop(
   finalText: string,
 ): AsyncGenerator<LoopEvent, LoopStop> {
   state.transitionReason = null;
+  // @step loop.stop: The loop stops and says why: the answer is done, or a limit ended it.
   const event: LoopStop = { type: "stop", ...end, finalText };
   yield event;
   return event;

@@ -9,6 +9,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { AGENTLOOP_BUILD } from "../core/build-info.js";
 import { inputTokensOf } from "../core/messages.js";
 import type { ChildTools } from "../core/part.js";
 import type { LoopOptions } from "../loop.js";
@@ -251,6 +252,7 @@ function openChildTranscript(directory: string, cwd: string, provider: Provider)
     model: provider.model,
     provider: provider.name,
     startedAt: new Date().toISOString(),
+    agentloop: AGENTLOOP_BUILD,
   });
   return { agentId, writer };
 }

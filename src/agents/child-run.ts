@@ -77,6 +77,7 @@ export async function runChild(options: ChildRunOptions): Promise<ChildOutcome> 
     signal: options.signal,
     limits: options.limits,
   };
+  // @step tool.agent: The subagent runs a loop of its own, its messages[] only its prompt.
   let stop = await run(
     agentLoop(state, {
       ...loopOptions,

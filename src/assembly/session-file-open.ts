@@ -1,6 +1,7 @@
 // The session file a session writes: a new one, or the one it resumes with its history made
 // valid again, and what it says of the permission mode.
 
+import { AGENTLOOP_BUILD } from "../core/build-info.js";
 import type { Message } from "../core/messages.js";
 import type { PermissionMode } from "../core/permission-mode.js";
 import type { TodoItem } from "../core/todo-item.js";
@@ -55,6 +56,7 @@ export function openSessionFile(
       model: resolved.model,
       provider: resolved.preset,
       startedAt: new Date().toISOString(),
+      agentloop: AGENTLOOP_BUILD,
     },
     { resume: resumed !== undefined },
   );

@@ -20,6 +20,7 @@ export function createTaskStopTool(tasks: BackgroundTasks): Tool<TaskStopInput> 
       },
       required: ["task_id"],
     },
+    // @step tool.task_stop: task_stop stops the background task the model names.
     run: (input) => tasks.stop(input.task_id),
   };
 }

@@ -80,6 +80,7 @@ export function createBackgroundTasks(options: BackgroundTasksOptions): Backgrou
     // Being stopped already (task_stop while the session ends): one stop, one event.
     if (entry.stoppedBy) return entry.ended;
     entry.stoppedBy = by;
+    // @step background.task_stopped: A background task is stopped, with every process it started.
     entry.controller.abort();
     await entry.ended;
     events.push({ type: "task_stopped", task: { ...entry.task }, by });
@@ -121,6 +122,7 @@ export function createBackgroundTasks(options: BackgroundTasksOptions): Backgrou
         .catch((error: Error): ShellEnding => ({ kind: "failed-to-start", message: error.message }))
         .then((ending) => finish(entry, ending));
       entries.push(entry);
+      // @step background.task_started: A command starts in the background; the turn goes on.
       events.push({ type: "task_started", task: { ...task } });
       return success(
         `Started background task ${taskId} (bash ${JSON.stringify(run.command)}); its output goes to ${output.path}. ` +
@@ -150,6 +152,7 @@ export function createBackgroundTasks(options: BackgroundTasksOptions): Backgrou
       );
     },
     notices() {
+      // @step background.task_notification: Tasks that ended are told to the model.
       const told = untold.splice(0);
       return told.map((entry) => {
         const task = { ...entry.task };

@@ -125,8 +125,10 @@ export function createCheckpointsPart(options: {
       try {
         recorder ??= createRecorder(data(), cwd);
         latest += 1;
+        // @step checkpoints.checkpoint: Before each prompt, a checkpoint records the files.
         record(checkpointEvent(recorder.checkpoint(latest, firstLine(prompt))));
       } catch (error) {
+        // @step checkpoints.notice: A checkpoint that fails is told in a notice; the prompt goes on.
         waiting.push(note(`no checkpoint before this prompt: ${(error as Error).message}`));
       }
       return null;
@@ -135,6 +137,7 @@ export function createCheckpointsPart(options: {
       async beforeCall(call) {
         const path = (call.input as { file_path?: unknown }).file_path;
         if (recorder && FILE_TOOLS.has(call.name) && typeof path === "string") {
+          // @step checkpoints.file_saved: A file is saved before write or edit first changes it.
           const saved = recorder.saveBefore(resolveToolPath(cwd, path));
           if (saved) record(savedEvent(saved, relative(cwd, saved.path)));
         }
@@ -147,6 +150,7 @@ export function createCheckpointsPart(options: {
       if (event.type !== "stop" || !recorder || leftFor === latest) return [];
       leftFor = latest;
       try {
+        // @step checkpoints.left: Once the prompt stopped, the files it changed are recorded.
         const left = recorder.leave();
         if (left) record(leftEvent(left));
         return [];

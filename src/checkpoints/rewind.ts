@@ -112,6 +112,7 @@ export function rewindSession(request: RewindRequest): RewindResult {
     undo,
   };
   writeJournal(directory, { steps: plan.steps, rewind });
+  // @step checkpoints.rewind: A rewind puts the files back as they were before the chosen prompt.
   const { restored, removed } = applySteps(plan.steps, data, data.shadow?.root ?? request.cwd);
   const left = recorder.leave();
   if (left) record(leftEvent(left));

@@ -117,6 +117,7 @@ export function createCompaction(settings: CompactionSettings): Compaction {
       directory: settings.resultsDirectory,
     });
     if (cleared.length === 0) return false;
+    // @step compaction.clear: Old tool results give way to short stubs as the window fills.
     state.messages = messages;
     state.lastRequestSize = null;
     const event: CompactionEvent = {
@@ -168,6 +169,7 @@ export function createCompaction(settings: CompactionSettings): Compaction {
       state.messages.slice(start),
       settings.restate?.() ?? null,
     );
+    // @step compaction.summary: The older turns give way to the model's summary of them.
     state.messages = messages;
     state.lastRequestSize = null;
     const event: CompactionEvent = {

@@ -60,9 +60,11 @@ export async function createGoalPart(options: GoalPartOptions): Promise<SessionP
   const set = (next: string) => {
     condition = next;
     noteDue = true;
+    // @step goal.goal_set: A goal is set; every finished answer is judged against it.
     pending.push(goalSet(next));
   };
   const clear = (by: "user" | "met" | "impossible") => {
+    // @step goal.goal_cleared: The goal is cleared: met, impossible, or by the person.
     if (condition !== undefined) pending.push(goalCleared(condition, by));
     condition = undefined;
     noteDue = false;
@@ -118,6 +120,7 @@ export async function createGoalPart(options: GoalPartOptions): Promise<SessionP
       report({ verdict: "unreadable", reason, requests, usage });
       return { reason: "error", detail: `The goal was not checked: ${reason}. ${stayed}` };
     }
+    // @step goal.goal_check: A judge with no tools decides whether the answer meets the goal.
     const verdict = verdictOf(outcome);
     const goesOn = verdict === "not_met" && run.continuations < maxContinuations;
     if (goesOn) run.continuations += 1;
@@ -218,6 +221,7 @@ export async function createGoalPart(options: GoalPartOptions): Promise<SessionP
       if (event.type === "assistant_message") run.replies += 1;
       // A limit of the session's own ended the run: say that the goal was not met.
       if (event.type !== "stop" || condition === undefined || run.stoppedHere) return [];
+      // @step goal.goal_unmet: A session limit ended the run with the goal unmet; it stays set.
       return SESSION_LIMITS.has(event.reason) ? [goalUnmet(event.detail)] : [];
     },
     commands: [createGoalCommand({ status, set, clear: () => clear("user") })],

@@ -64,6 +64,7 @@ export function createHookRunner(setup: RunnerSetup): HookRunner {
       signal: options.signal,
     });
     const outcome = outcomeOf(hook, run);
+    // @step hooks: One of the user's hooks ran with the step's JSON on stdin; its run is recorded.
     runs.push(runEvent(hook, run, outcome, options.toolUseId));
     return outcome;
   }

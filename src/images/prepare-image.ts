@@ -65,6 +65,7 @@ export async function prepareImage(bytes: Buffer): Promise<ImageCheck> {
       // The header can be whole and the pixels cut off or garbled: decode them all once (at
       // most 2,000 x 2,000 pixels here; a larger image is decoded by the scaling below).
       await sharp(bytes, { failOn: "error" }).raw().toBuffer();
+      // @step images: A whole image within the limits goes into the tool's result as it is.
       return {
         ok: true,
         prepared: { image: block(kind.mediaType, bytes), original, resized: null },

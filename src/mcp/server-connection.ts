@@ -10,16 +10,13 @@ import {
   type Tool as McpToolDefinition,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { AGENTLOOP_BUILD } from "../core/build-info.js";
 import type { McpServerEntry } from "./config.js";
 import { describeError, isConnectionFailure, notDelivered } from "./connection-errors.js";
 import type { CallOutcome } from "./mcp-tool.js";
 import { ProcessGroupStdioTransport } from "./stdio-transport.js";
 
-declare const AGENTLOOP_VERSION: string;
-const CLIENT_INFO = {
-  name: "agentloop",
-  version: typeof AGENTLOOP_VERSION === "string" ? AGENTLOOP_VERSION : "development",
-};
+const CLIENT_INFO = { name: "agentloop", version: AGENTLOOP_BUILD.version };
 /** How long an HTTP server gets to end its session when we close. */
 const TERMINATE_WAIT_MS = 1000;
 
@@ -87,6 +84,7 @@ export class McpServerConnection {
     if (live === null || signal.aborted) return { kind: "interrupted" };
     if (typeof live === "string") return { kind: "unavailable", reason: live };
     try {
+      // @step mcp.call: The call goes to the MCP server, with a time limit and the abort signal.
       const result = await live.client.callTool({ name, arguments: args }, undefined, {
         signal,
         timeout: this.options.callTimeoutMs,

@@ -47,17 +47,20 @@ export function createMemoryTool(options: {
       }
       const text = typeof input.text === "string" ? oneLine(input.text) : "";
       const id = typeof input.id === "string" ? input.id.replace(/^\[|\]$/g, "") : "";
+      // @step tool.memory: The memory tool adds, updates, forgets or reads entries.
       switch (input.action) {
         case "add": {
           if (!topic || !text) return failure('"add" needs a topic and a text.');
           const writer = { session: options.session() };
           if (options.inbox) {
+            // @step memory.proposed: Under "memory": "ask", a new entry waits for the person's yes.
             const proposed = await options.inbox.add(topic, text, writer);
             record(writeEvent("proposed", proposed, by));
             return success(
               `Proposed [${proposed.id}]: it is remembered once the user approves it with /memory.${redactedNote(text, proposed.text)}`,
             );
           }
+          // @step memory.remembered: The model saves an entry to the project's memory.
           const entry = await store.add(topic, text, writer);
           record(writeEvent("remembered", entry, by));
           await options.afterWrite();
@@ -65,6 +68,7 @@ export function createMemoryTool(options: {
         }
         case "update": {
           if (!id || (!text && !topic)) return failure('"update" needs an id and a text or topic.');
+          // @step memory.updated: The model rewrites an entry of its memory.
           const entry = await store.update(id, { text: text || undefined, topic });
           if (!entry) return failure(`No entry has the id ${id}.`);
           record(writeEvent("updated", entry, by));
@@ -72,6 +76,7 @@ export function createMemoryTool(options: {
           return success(`Updated [${entry.id}].${redactedNote(text, entry.text)}`);
         }
         case "forget": {
+          // @step memory.forgotten: The model forgets an entry of its memory.
           const entry = id ? await store.forget(id) : null;
           if (!entry) return failure(id ? `No entry has the id ${id}.` : '"forget" needs an id.');
           record(writeEvent("forgotten", entry, by));

@@ -60,6 +60,7 @@ export async function startMemoryPart(options: MemoryPartOptions): Promise<Sessi
   const head = indexHead(store.index());
   let host: PartHost | undefined;
   const session = () => (host ? basename(host.directory()) : "");
+  // @step memory.read: The memory's index goes into the system prompt at the start.
   let pending: LoopEvent[] = [
     memoryEvent(
       "read",
@@ -77,6 +78,7 @@ export async function startMemoryPart(options: MemoryPartOptions): Promise<Sessi
   async function consolidateIfOver(): Promise<LoopEvent[]> {
     if (!host || !overBudget(store.index())) return [];
     const entries = store.entries();
+    // @step memory.consolidation_failed: A consolidation that failed changes nothing.
     const failed = (why: string) => [
       memoryEvent("consolidation_failed", `Memory not consolidated: ${why}`, { reason: why }),
     ];
@@ -89,6 +91,7 @@ export async function startMemoryPart(options: MemoryPartOptions): Promise<Sessi
     }
     const result = applyConsolidation(entries, answer, { session: session(), at: timeStamp() });
     if (!result) return failed("the answer named no entry to keep; nothing was changed.");
+    // @step memory.consolidated: A memory over its budget is rewritten shorter by the model.
     const backup = await store.replaceAll(result.entries);
     const line = `Memory consolidated: ${entries.length} entries to ${result.entries.length} (${result.kept} kept, ${result.merged} merged, ${result.dropped} dropped); the previous files are in ${backup}`;
     const { kept, merged, dropped } = result;
@@ -110,6 +113,7 @@ export async function startMemoryPart(options: MemoryPartOptions): Promise<Sessi
       const text = extractionRequest(fresh, known);
       answer = await askModel(host.provider(), { system: EXTRACTION_SYSTEM, text, signal });
     } catch (error) {
+      // @step memory.extraction_failed: Reading the session for memories failed; nothing is saved.
       const line = `Memory extraction ${by} failed: ${(error as Error).message}`;
       return [memoryEvent("extraction_failed", line, { by })];
     }

@@ -55,6 +55,7 @@ export function createExitPlanModeTool(options: ExitPlanModeOptions): Tool<Recor
           "No one can approve the plan in this run (it has no terminal), so the run ends here with the plan as its answer.",
         );
       }
+      // @step tool.exit_plan_mode: The person approves the plan, or says what to change.
       const verdict = await options.approve(text, file);
       switch (verdict.kind) {
         case "approved":

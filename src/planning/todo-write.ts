@@ -43,6 +43,7 @@ export function createTodoWriteTool(list: TodoList): Tool<TodoWriteInput> {
     async run(input) {
       const items = parseTodos(input.todos);
       if (typeof items === "string") return failure(items);
+      // @step tool.todo_write: The model's todo list replaces the previous one whole.
       list.replace(items);
       return success(todosAsText(items));
     },

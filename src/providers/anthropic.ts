@@ -273,6 +273,7 @@ function keptBlock(block: AnthropicMessage["content"][number]): AssistantBlock |
     case "tool_use":
       return { type: "tool_use", id: block.id, name: block.name, input: block.input };
     case "thinking":
+      // @step thinking: A thinking block is kept, signature and all: the API needs it back.
       return block.signature
         ? { type: "thinking", thinking: block.thinking, signature: block.signature }
         : null;

@@ -215,6 +215,7 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
         role: "user",
         content: blocks.length > 0 ? [{ type: "text", text: prompt }, ...blocks] : prompt,
       };
+      // @step loop.prompt: The person's prompt joins messages[], with the parts' notes beside it.
       state.messages.push(message);
       writer.recordMessage(message);
       for (const { event } of notes) {

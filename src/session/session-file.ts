@@ -38,6 +38,12 @@ export interface SessionHeader {
   model: string;
   provider: string;
   startedAt: string;
+  /**
+   * Which build wrote the file (core/build-info.ts), so the viewer can tell whether the code it
+   * shows is the code that ran. Files written before it was recorded lack it; a resumed session
+   * keeps the header of the build that started it.
+   */
+  agentloop?: { version: string; source: string | null };
 }
 
 export type SessionEntry =

@@ -38,6 +38,7 @@ export function createSkillTool(skills: readonly Skill[], loaded: LoadedSkills):
           `Skill ${name} is already loaded in this conversation: follow its instructions above.`,
         );
       }
+      // @step tool.skill: The skill's instructions come back as the tool's result.
       const text = skillText(skill, argumentsText);
       loaded.add(name, text);
       return success(text);

@@ -201,6 +201,7 @@ export async function runBash(
     maxBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     fullOutputPath: call.fullOutputPath,
   });
+  // @step tool.bash: The command runs in bash, in the session's directory and sandbox.
   const { ending, backgroundPids } = await runShellProcess({
     argv: shellArgv(input.command, call, options),
     cwd: call.cwd,

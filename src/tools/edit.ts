@@ -88,6 +88,7 @@ export async function runEdit(
   options: EditOptions,
   signal: AbortSignal,
 ): Promise<ToolOutput> {
+  // @step tool.edit: Each old_string must match exactly once; only then is the file rewritten.
   const plan = await planEdit(input, options);
   if (!plan.ok) return { content: plan.error, isError: true };
   const { path, before, after, replacements, bytes } = plan.edit;

@@ -113,6 +113,7 @@ async function readForModel(
       const type = kind === "" ? "" : `${kind}, `;
       return success(`${path} is a binary file (${type}${count(size)} bytes), so it is not shown.`);
     }
+    // @step tool.read: The file's lines are read, numbered, from offset up to limit.
     const excerpt = await readExcerpt(reader, size, first, limit);
     if (excerpt.lines.length > 0 || excerpt.totalLines === 0) remember(options.reads, path);
     return success(describeExcerpt(path, excerpt, size, first));

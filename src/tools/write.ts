@@ -85,6 +85,7 @@ async function writeForModel(input: WriteInput, options: WriteOptions): Promise<
     const before =
       existing && existing.size <= MAX_COMPARED_BYTES ? await readFile(path, "utf8") : null;
     await mkdir(dirname(path), { recursive: true });
+    // @step tool.write: The whole file is written at once, so a crash cannot leave half of it.
     await writeFileAtomically(path, input.content, { mode: NEW_FILE_MODE });
     options.reads.remember(path);
     return success(

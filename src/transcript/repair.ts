@@ -30,6 +30,7 @@ const EMPTY_ERROR = "The tool failed without printing anything.";
 /** Returns a copy of the messages that the API accepts, and what had to change. */
 export function prepareForRequest(messages: readonly Message[]): PreparedTranscript {
   if (isValidTranscript(messages)) return { messages: [...messages], repairs: [] };
+  // @step session.repair: A history the API would refuse is repaired in the request only.
   return repairTranscript(messages);
 }
 

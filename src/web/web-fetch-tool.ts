@@ -66,6 +66,7 @@ export function createWebFetchTool(options: WebFetchOptions): Tool<WebFetchInput
       url.hash = "";
       let page = cache.get(url.href);
       if (!page) {
+        // @step tool.web_fetch: A page new to this session passes the gate, then is fetched.
         const refusal = await options.gate.admit(url);
         if (refusal !== null) return failure(refusal);
         const fetched = await fetchOnce(url, options, signal);
@@ -86,6 +87,7 @@ async function fetchOnce(
   const started = Date.now();
   const mayFollowTo = (to: URL) => options.gate.allowedQuietly(to);
   try {
+    // @step web.fetch: The page is fetched, following redirects only where the gate allows.
     const fetched = await fetchPage(url, { ...options.fetch, mayFollowTo }, signal);
     if (fetched.kind === "elsewhere") {
       return {

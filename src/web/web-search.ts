@@ -43,6 +43,7 @@ export function searchEvents(event: LoopEvent): PartEvent[] {
       queries.set(String(item.id), query);
     } else if (item.type === "web_search_tool_result") {
       const query = queries.get(String(item.tool_use_id)) ?? "";
+      // @step web.search: Each search the provider ran in a reply is shown with what it found.
       events.push(found(query, item.content));
     }
   }
