@@ -52,8 +52,11 @@ export function collectStepSources(root) {
   return { id, version, sources };
 }
 
+/** In name order, so that the first of two anchors with one key is always the same one. */
 function sourceFiles(directory, skipped) {
-  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+  const entries = readdirSync(directory, { withFileTypes: true });
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return entries.flatMap((entry) => {
     const path = join(directory, entry.name);
     if (entry.isDirectory()) return path === skipped ? [] : sourceFiles(path, skipped);
     return entry.name.endsWith(".ts") ? [path] : [];
