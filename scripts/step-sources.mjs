@@ -40,7 +40,7 @@ export function collectStepSources(root) {
       found.set(source.key, source);
     }
   }
-  const keys = [...found.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const keys = [...found.keys()].sort(inCodePointOrder);
   const sources = Object.fromEntries(
     keys.map((key) => {
       const { anchorLine: _, ...source } = found.get(key);
@@ -52,10 +52,15 @@ export function collectStepSources(root) {
   return { id, version, sources };
 }
 
+/** Not the locale's order: the same tree sorts the same on every machine. */
+function inCodePointOrder(a, b) {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /** In name order, so that the first of two anchors with one key is always the same one. */
 function sourceFiles(directory, skipped) {
   const entries = readdirSync(directory, { withFileTypes: true });
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  entries.sort((a, b) => inCodePointOrder(a.name, b.name));
   return entries.flatMap((entry) => {
     const path = join(directory, entry.name);
     if (entry.isDirectory()) return path === skipped ? [] : sourceFiles(path, skipped);
