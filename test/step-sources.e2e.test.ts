@@ -3,7 +3,7 @@
 // is the code that ran.
 
 import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collectStepSources } from "../scripts/step-sources.mjs";
 import { AGENTLOOP_BUILD } from "../src/core/build-info.js";
@@ -15,7 +15,7 @@ import {
   runCli,
   startFakeModel,
 } from "./support/cli-harness.js";
-import { reply, text } from "./support/fake-anthropic-server.js";
+import { reply, text, toolUse } from "./support/fake-anthropic-server.js";
 
 const REPO = resolve(import.meta.dirname, "..");
 const { version } = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as {
@@ -29,18 +29,25 @@ describe("which build wrote a session", () => {
   });
   afterAll(() => model.close());
 
-  it("is recorded in the header by the built CLI: its version and its step sources' id", async () => {
+  it("is recorded in the header by the built CLI, a subagent's transcript's too: its version and its step sources' id", async () => {
     const sandbox = freshSandbox();
-    model.script([reply(text("Done."))]);
-    const { code } = await runCli(["-p", "say done"], {
+    model.script([
+      reply(toolUse("call_a1", "agent", { description: "look", prompt: "Look around." })),
+      reply(text("Nothing here.")),
+      reply(text("Done.")),
+    ]);
+    const { code } = await runCli(["-p", "look around"], {
       env: { ...sandbox.env, ...model.env() },
       cwd: sandbox.workspace,
     });
     expect(code).toBe(0);
-    expect(onlySession(sandbox).header?.agentloop).toEqual({
-      version,
-      source: collectStepSources(REPO).id,
-    });
+    const build = { version, source: collectStepSources(REPO).id };
+    const session = onlySession(sandbox);
+    expect(session.header?.agentloop).toEqual(build);
+    const link = session.entries.find((entry) => entry.type === "subagent");
+    if (link?.type !== "subagent") throw new Error("the agent tool recorded no subagent run");
+    const child = parseSession(readFileSync(join(dirname(session.path), link.transcript), "utf8"));
+    expect(child.header?.agentloop).toEqual(build);
   });
 
   it("is a development build with no source id when agentloop runs from source", () => {
