@@ -133,6 +133,41 @@ describe("the viewer's timeline", () => {
     expect(steps.map((step) => step.todos)).toEqual([[], todos]);
   });
 
+  it("keeps the todo list of the last call that succeeded when a later call fails", () => {
+    const first = [{ content: "Read the code", status: "in_progress" }];
+    const second = [{ content: "Not a list the tool took", status: "pending" }];
+    const turn = (n: number, id: string, todos: object[], isError: boolean) => [
+      JSON.stringify({
+        type: "message",
+        at,
+        turn: n,
+        stopReason: "tool_use",
+        message: {
+          role: "assistant",
+          content: [{ type: "tool_use", id, name: "todo_write", input: { todos } }],
+        },
+      }),
+      JSON.stringify({
+        type: "message",
+        at,
+        turn: n,
+        message: {
+          role: "user",
+          content: [{ type: "tool_result", tool_use_id: id, content: "…", is_error: isError }],
+        },
+      }),
+    ];
+    const { steps } = timelineOf(
+      header,
+      prompt("plan"),
+      ...turn(1, "t1", first, false),
+      ...turn(2, "t2", second, true),
+      reply(3, "Planned."),
+    );
+    // The second call's list was refused: the third request still carried the first.
+    expect(steps.map((step) => step.todos)).toEqual([[], first, first]);
+  });
+
   it("shows a background task's start, notice and stop among the items, in order", () => {
     const task = { task_id: "bg_1", command: "npm run dev", exit_code: null, output_file: "/o" };
     const taskLine = (event: object) => JSON.stringify({ ...event, at });

@@ -6,11 +6,11 @@
 
 import type { SessionProblem } from "../session/session-file.js";
 import { viewerStyle } from "./page/style.js";
-import type { Timeline } from "./timeline.js";
+import type { ViewerData } from "./viewer-data.js";
 
 const LISTED_PROBLEMS = 50;
 
-export function renderViewerPage(timeline: Timeline, script: string): string {
+export function renderViewerPage(timeline: ViewerData, script: string): string {
   const { header } = timeline;
   const title = header ? `agentloop session ${header.id}` : "agentloop session";
   const facts = header
@@ -31,17 +31,21 @@ export function renderViewerPage(timeline: Timeline, script: string): string {
 <p>${facts.map(escapeHtml).join(" · ")}</p>
 </header>
 ${problemsNotice(timeline.problems)}
+<p id="code-origin" class="origin ${timeline.code.exact ? "exact" : "approximate"}">${escapeHtml(timeline.code.origin)}</p>
 <nav class="controls">
 <button id="back" type="button" title="Back (Left arrow)">◀ Back</button>
 <button id="play" type="button" title="Play or pause (Space)">▶ Play</button>
 <button id="step" type="button" title="Step (Right arrow)">Step ▶</button>
 <input id="slider" type="range" min="1" max="1" value="1" aria-label="Request">
 <span id="position"></span>
+<button id="lesson-toggle" type="button" aria-pressed="false" title="The loop's five steps, one step at a time (L)">Lesson view</button>
 </nav>
 <section id="step-info" aria-live="polite"></section>
 <main>
-<section class="panel"><h2>Conversation</h2><div class="scroll" id="conversation"></div></section>
+<section class="panel" id="conversation-panel"><h2>Conversation</h2><div class="scroll" id="conversation"></div></section>
+${LESSON_PANEL}
 <section class="panel"><h2 id="request-title">messages[] sent with this request</h2><div class="scroll json" id="request"></div></section>
+<section class="panel"><h2 id="code-title">The code that ran</h2><div class="scroll" id="code"></div></section>
 </main>
 <script type="application/json" id="timeline-data">${embedJson(timeline)}</script>
 <script>${script}</script>
@@ -49,6 +53,31 @@ ${problemsNotice(timeline.problems)}
 </html>
 `;
 }
+
+// The course's five steps (s01), each with the line of the course's Python that does it.
+const LESSON_STEPS: [string, string][] = [
+  ["The prompt goes into messages[]", 'messages = [{"role": "user", "content": query}]'],
+  [
+    "messages[] and the tools go to the model",
+    "response = client.messages.create(messages=messages, tools=TOOLS, ...)",
+  ],
+  [
+    "The reply is appended to messages[]",
+    'messages.append({"role": "assistant", "content": response.content})',
+  ],
+  ["Each tool_use the reply asks for is run", 'output = run_bash(block.input["command"])'],
+  [
+    "The tool_results go back into messages[], each with its tool_use_id",
+    'messages.append({"role": "user", "content": results})',
+  ],
+];
+
+const LESSON_PANEL = `<section class="panel" id="lesson" hidden><h2>The loop in five steps</h2><div class="scroll">
+<ol id="lesson-steps">${LESSON_STEPS.map(
+  ([what, line], index) =>
+    `<li data-lesson="${index + 1}"><b>${escapeHtml(what)}</b><code>${escapeHtml(line)}</code></li>`,
+).join("")}</ol>
+<p id="lesson-aside" aria-live="polite"></p></div></section>`;
 
 function problemsNotice(problems: SessionProblem[]): string {
   if (problems.length === 0) return "";

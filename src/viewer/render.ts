@@ -2,14 +2,17 @@
 
 import { ConfigError } from "../core/errors.js";
 import { readSession, type SessionContents } from "../session/session-file.js";
+import { codeBeside } from "./code-origin.js";
 import { renderViewerPage } from "./page-html.js";
 import { viewerPageScript } from "./page-script.js";
+import { stepSources } from "./step-sources.js";
 import { subagentRuns } from "./subagent-runs.js";
-import { buildTimeline, type Timeline } from "./timeline.js";
+import { buildTimeline } from "./timeline.js";
+import type { ViewerData } from "./viewer-data.js";
 
 export interface RenderedSession {
   html: string;
-  timeline: Timeline;
+  timeline: ViewerData;
 }
 
 export async function renderSessionPage(sessionPath: string): Promise<RenderedSession> {
@@ -20,6 +23,7 @@ export async function renderSessionPage(sessionPath: string): Promise<RenderedSe
     const reason = error instanceof Error ? error.message : String(error);
     throw new ConfigError(`Could not read the session file ${sessionPath}: ${reason}.`);
   }
-  const timeline = buildTimeline(contents, subagentRuns(contents, sessionPath));
+  const steps = buildTimeline(contents, subagentRuns(contents, sessionPath));
+  const timeline = { ...steps, code: codeBeside(contents.header, await stepSources()) };
   return { html: renderViewerPage(timeline, await viewerPageScript()), timeline };
 }

@@ -12,18 +12,18 @@ import type {
   LoopStopReason,
   TransitionReason,
 } from "../core/events.js";
-import type { Message, StopReason, Usage } from "../core/messages.js";
+import type { Message, StopReason, ToolResultBlock, Usage } from "../core/messages.js";
 import type { TodoItem } from "../core/todo-item.js";
-import { lastTodoList } from "../planning/last-todos.js";
 import type {
   SessionContents,
   SessionEntry,
   SessionHeader,
   SessionProblem,
 } from "../session/session-file.js";
-import { skillsInHistory } from "../skills/skills-in-history.js";
+import { type Beat, BeatLog } from "./beats.js";
 import { ContextReplay } from "./contexts.js";
 import { isKnownBlock } from "./known-block.js";
+import { StandingLists } from "./standing-lists.js";
 import type { SubagentRun } from "./subagent-runs.js";
 
 export type ConversationItem =
@@ -96,6 +96,8 @@ export interface Timeline {
   problems: SessionProblem[];
   /** The agent tool's children, by the id of the call that ran each (see subagent-runs.ts). */
   subagents: Record<string, SubagentRun>;
+  /** Everything the loop and the chapters did, one beat each, with the code that did it. */
+  beats: Beat[];
 }
 
 /** The messages[] a step's request sent, as indexes into `timeline.messages`. */
@@ -116,15 +118,15 @@ export function buildTimeline(
 ): Timeline {
   const builder = new TimelineBuilder();
   for (const entry of session.entries) builder.read(entry);
-  const { messages, contexts, items, steps } = builder.finish();
+  const { messages, contexts, items, steps, beats } = builder.finish();
   const { header, problems } = session;
-  return { header, messages, contexts, items, steps, problems, subagents };
+  return { header, messages, contexts, items, steps, problems, subagents, beats };
 }
 
 class TimelineBuilder {
   private readonly replay = new ContextReplay();
-  /** Every message recorded so far, compacted or not: where the todo list is read from. */
-  private readonly recorded: Message[] = [];
+  private readonly beats = new BeatLog(this.replay);
+  private readonly standing = new StandingLists();
   private readonly items: ConversationItem[] = [];
   private readonly steps: Step[] = [];
   /** The step that items belong to until something starts the next request's input. */
@@ -146,6 +148,7 @@ class TimelineBuilder {
         return;
       case "stop": {
         const { reason, detail } = entry;
+        this.beats.other("loop.stop", this.items.length, reason);
         this.items.push({ kind: "stop", reason, detail });
         const stopped = this.open ?? (this.awaitingRequest ? null : this.steps.at(-1));
         if (stopped) stopped.stop = { reason, detail };
@@ -154,6 +157,7 @@ class TimelineBuilder {
       }
       case "repair":
         // A repair changes what the next request sends, so it is shown with that request.
+        this.beats.other("session.repair", this.items.length);
         this.items.push({ kind: "repair", description: entry.description });
         this.open = null;
         return;
@@ -164,20 +168,23 @@ class TimelineBuilder {
       case "task_notification":
       case "task_stopped":
         // Beside the step it happened in; a notice's text is in the message that carries it.
+        this.beats.other(`background.${entry.type}`, this.items.length);
         this.items.push({ kind: "marker", line: taskLine(entry) });
         return;
       case "part":
+        this.beats.other(`${entry.part}.${entry.name}`, this.items.length);
         this.items.push({ kind: "marker", line: entry.line });
         return;
       case "hook": {
         const { type: _type, at: _at, ...run } = entry;
+        this.beats.hook(run.event, this.items.length, run.toolUseId);
         this.items.push({ kind: "hook", ...run });
         return;
       }
     }
   }
 
-  finish(): Pick<Timeline, "messages" | "contexts" | "items" | "steps"> {
+  finish(): Pick<Timeline, "messages" | "contexts" | "items" | "steps" | "beats"> {
     const { items, steps, replay } = this;
     const trailing = items.slice(steps.at(-1)?.shownCount ?? 0);
     if (trailing.some((item) => item.kind === "message")) {
@@ -194,14 +201,19 @@ class TimelineBuilder {
       const last = steps.at(-1);
       if (last) last.shownCount = items.length;
     }
-    return { messages: replay.messages, contexts: replay.contexts, items, steps };
+    this.beats.placeOnSteps(steps.map((step) => step.shownCount));
+    const { beats } = this.beats;
+    return { messages: replay.messages, contexts: replay.contexts, items, steps, beats };
   }
 
   private message(entry: Extract<SessionEntry, { type: "message" }>): void {
+    const results = toolResults(entry.message);
+    this.beats.toolsRan(results);
     const sentCount = this.replay.length;
     const index = this.replay.append(entry.message);
-    this.items.push({ kind: "message", index });
+    const item = this.items.push({ kind: "message", index }) - 1;
     if (entry.message.role === "assistant") {
+      this.beats.reply(entry.message, item, { context: this.replay.current, count: sentCount });
       this.open = this.addStep({
         context: this.replay.current,
         sentCount,
@@ -214,18 +226,22 @@ class TimelineBuilder {
         },
         summary: null,
       });
-    } else if (carriesToolResults(entry.message)) {
+    } else if (results.length > 0) {
+      this.beats.resultsAppended(item);
       this.belongToOpenStep();
     } else {
-      // A prompt (or a loop-written nudge) is input to the next request.
+      // A prompt (or a loop-written nudge, recorded with its turn) is input to the next request.
+      if (entry.turn === undefined) this.beats.prompt(item);
+      else this.beats.continuation(item);
       this.open = null;
       this.awaitingRequest = true;
     }
     // After its step is added: a reply's own todo_write call is seen from the next request on.
-    this.recorded.push(entry.message);
+    this.standing.add(entry.message);
   }
 
   private turnEnd(turn: number, reason: TransitionReason | null): void {
+    this.beats.turnEnd(reason);
     const last = this.steps.at(-1);
     const compaction = this.compaction === null ? null : this.items[this.compaction];
     if (last && sameTurn(last, turn)) last.transitionReason = reason;
@@ -269,6 +285,7 @@ class TimelineBuilder {
       });
       replay.replaceWith(entry.messages);
     }
+    this.beats.other(`compaction.${entry.kind}`, items.length - 1);
     this.compaction = items.length - 1;
   }
 
@@ -280,8 +297,8 @@ class TimelineBuilder {
       compaction: this.compaction,
       transitionReason: null,
       stop: null,
-      todos: lastTodoList(this.recorded),
-      skills: skillsInHistory(this.recorded).map(([name]) => name),
+      todos: this.standing.todos,
+      skills: this.standing.skills,
     };
     this.steps.push(added);
     this.compaction = null;
@@ -325,10 +342,10 @@ function sameTurn(step: Step, turn: number): boolean {
   return stepTurn === null || stepTurn === turn;
 }
 
-function carriesToolResults(message: Message): boolean {
-  return (
-    typeof message.content !== "string" &&
-    message.content.some((block) => isKnownBlock(block) && block.type === "tool_result")
+function toolResults(message: Message): ToolResultBlock[] {
+  if (typeof message.content === "string") return [];
+  return message.content.filter(
+    (block): block is ToolResultBlock => isKnownBlock(block) && block.type === "tool_result",
   );
 }
 

@@ -1,33 +1,50 @@
 // Step, Back, Play/Pause, the slider and the keyboard all move the replay through one
-// function, goTo. Moving by hand pauses playback.
+// function, the track's goTo. Moving by hand pauses playback. The page has two tracks: one
+// request at a time, and the lesson view's one beat at a time.
 
 import { byId } from "./dom.js";
 
 const PLAY_INTERVAL_MS = 900;
 
-export interface Controls {
-  /** Brings buttons, slider and position text in line with the step shown. */
-  update(index: number): void;
+export interface Track {
+  count: number;
+  goTo(index: number): void;
+  /** The position text, such as "Request 2 of 9". */
+  position(index: number): string;
 }
 
-export function setUpControls(count: number, goTo: (index: number) => void): Controls {
+export interface Controls {
+  /** Brings buttons, slider and position text in line with the place shown. */
+  update(index: number): void;
+  /** Moves along another track from now on, starting at `index`. */
+  use(track: Track, index: number): void;
+}
+
+export function setUpControls(first: Track): Controls {
   const back = byId<HTMLButtonElement>("back");
   const step = byId<HTMLButtonElement>("step");
   const play = byId<HTMLButtonElement>("play");
   const slider = byId<HTMLInputElement>("slider");
   const position = byId("position");
+  let track = first;
   let current = 0;
   const update = (index: number) => {
     current = index;
     slider.value = String(index + 1);
-    position.textContent = `Request ${index + 1} of ${count}`;
+    position.textContent = track.position(index);
     back.disabled = index === 0;
-    step.disabled = index === count - 1;
+    step.disabled = index === track.count - 1;
   };
-  if (count === 0) {
+  const use = (next: Track, index: number) => {
+    pause();
+    track = next;
+    slider.max = String(next.count);
+    track.goTo(index);
+  };
+  if (first.count === 0) {
     for (const control of [back, step, play, slider]) control.disabled = true;
     position.textContent = "No requests";
-    return { update };
+    return { update, use: () => {} };
   }
   let timer: ReturnType<typeof setInterval> | null = null;
   let pendingSlide: number | null = null;
@@ -39,15 +56,15 @@ export function setUpControls(count: number, goTo: (index: number) => void): Con
   };
   const move = (index: number) => {
     pause();
-    goTo(Math.min(Math.max(index, 0), count - 1));
+    track.goTo(Math.min(Math.max(index, 0), track.count - 1));
   };
   const togglePlay = () => {
     if (timer !== null) return pause();
-    if (current === count - 1) goTo(0);
+    if (current === track.count - 1) track.goTo(0);
     play.textContent = "⏸ Pause";
     timer = setInterval(() => {
-      if (current < count - 1) goTo(current + 1);
-      if (current === count - 1) pause();
+      if (current < track.count - 1) track.goTo(current + 1);
+      if (current === track.count - 1) pause();
     }, PLAY_INTERVAL_MS);
   };
 
@@ -68,7 +85,7 @@ export function setUpControls(count: number, goTo: (index: number) => void): Con
     ArrowRight: () => move(current + 1),
     ArrowLeft: () => move(current - 1),
     Home: () => move(0),
-    End: () => move(count - 1),
+    End: () => move(track.count - 1),
     " ": togglePlay,
   };
   document.addEventListener("keydown", (event) => {
@@ -82,6 +99,6 @@ export function setUpControls(count: number, goTo: (index: number) => void): Con
   // A focused button would also "click" on the space key's release.
   document.addEventListener("keyup", (event) => event.key === " " && event.preventDefault());
 
-  slider.max = String(count);
-  return { update };
+  slider.max = String(first.count);
+  return { update, use };
 }

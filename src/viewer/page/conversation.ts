@@ -107,10 +107,14 @@ function renderBlock(block: unknown, subagents: Runs): HTMLElement {
   }
 }
 
-/** Reasoning is its own kind of step: dimmed and folded, never mistaken for the answer. */
+/**
+ * Reasoning is its own kind of step: dimmed and folded, never mistaken for the answer, and marked
+ * as what the person at the terminal never read (the REPL prints only the answer).
+ */
 function renderThinking(text: string, label: string): HTMLElement {
   return element("div", { className: "card thinking" }, [
     element("div", { className: "label" }, [label]),
+    element("div", { className: "unseen" }, ["not shown to the user"]),
     element("div", { className: "body" }, [text === "" ? "(no text was sent)" : foldedText(text)]),
   ]);
 }

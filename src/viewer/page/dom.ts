@@ -38,3 +38,11 @@ export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
   if (!node) throw new Error(`the viewer page has no #${id}`);
   return node as T;
 }
+
+/**
+ * Scrolls `container` so that `node` is at its top. Unlike scrollIntoView it moves no other
+ * scrolling box: on a phone, where the page itself scrolls, stepping must not move the page.
+ */
+export function scrollWithin(container: HTMLElement, node: HTMLElement): void {
+  container.scrollTop += node.getBoundingClientRect().top - container.getBoundingClientRect().top;
+}

@@ -50,7 +50,11 @@ nav.controls input[type="range"] { flex: 1; accent-color: var(--accent); }
 .fact b { font-weight: 600; color: var(--muted); margin-right: 4px; }
 .fact.stopped { border-color: var(--accent); }
 .fact.stopped.failed { border-color: var(--error-edge); background: var(--error); }
-main { flex: 1; min-height: 0; display: grid; grid-template-columns: 1fr 1fr; gap: 12px; padding: 0 16px 12px; }
+main {
+  flex: 1; min-height: 0; display: grid; grid-auto-flow: column; grid-auto-columns: minmax(0, 1fr);
+  gap: 12px; padding: 0 16px 12px;
+}
+[hidden] { display: none !important; }
 .panel {
   display: flex; flex-direction: column; min-height: 0; background: var(--panel);
   border: 1px solid var(--border); border-radius: 8px;
@@ -80,6 +84,7 @@ main { flex: 1; min-height: 0; display: grid; grid-template-columns: 1fr 1fr; ga
 .card .body { padding: 6px 10px; border-top: 1px solid var(--border); }
 .tool-call { background: var(--tool); }
 .thinking { color: var(--muted); font-style: italic; border-style: dashed; }
+.thinking .unseen { padding: 0 10px 4px; font-size: 11.5px; font-style: normal; }
 .tool-result { background: var(--ok); border-left: 4px solid var(--ok-edge); }
 .tool-result.error { background: var(--error); border-left-color: var(--error-edge); }
 .tool-result.error .status { color: var(--error-edge); }
@@ -118,6 +123,50 @@ details.fold > summary { cursor: pointer; color: var(--accent); font-size: 12.5p
 [data-tool-id].linked { outline: 3px solid var(--link); outline-offset: 1px; }
 /* A message holding the linked call or result: marked on its summary line, even when folded. */
 .json-message.linked > summary { background: color-mix(in srgb, var(--link) 30%, transparent); }
+
+/* Whose code is shown: a quiet line when it wrote the session, a notice when it is the nearest. */
+.origin { margin: 0 16px; font-size: 12px; color: var(--muted); }
+.origin.approximate {
+  margin: 4px 16px; padding: 4px 10px; border: 1px solid var(--number); border-radius: 6px;
+  background: color-mix(in srgb, var(--number) 10%, transparent); color: var(--text);
+}
+nav.controls #lesson-toggle[aria-pressed="true"] { background: var(--accent); color: #fff; border-color: var(--accent); }
+/* The code beside each step: what did it, where, and the lines with the one that did it lit. */
+.beat { border: 1px solid var(--border); border-radius: 8px; margin-bottom: 10px; overflow: hidden; }
+.beat.focused { outline: 3px solid var(--link); outline-offset: 1px; }
+.beat > header { display: flex; flex-wrap: wrap; gap: 8px; align-items: baseline; padding: 4px 10px; font-size: 12.5px; background: var(--bg); }
+.beat .beat-kind { font-weight: 600; }
+.beat .transition { color: var(--accent); font-family: var(--mono); font-size: 11.5px; }
+.excerpt { padding: 4px 10px 8px; border-top: 1px solid var(--border); }
+.excerpt p { margin: 2px 0; font-size: 12.5px; }
+.excerpt .where { color: var(--muted); }
+.excerpt .function { color: var(--key); font-weight: 600; }
+.excerpt.missing { color: var(--muted); font-style: italic; }
+pre.code { margin-top: 4px; font-size: 12px; line-height: 1.45; }
+/* A long line wraps under itself, its number alone at the left. */
+pre.code .line { display: block; min-height: 1lh; padding-left: 3.2em; text-indent: -3.2em; }
+pre.code .line.comment { color: var(--muted); }
+pre.code .line.here { background: color-mix(in srgb, var(--link) 28%, transparent); font-weight: 600; }
+pre.code .number { display: inline-block; width: 3.2em; padding-right: 0.8em; text-indent: 0; text-align: right; color: var(--muted); user-select: none; }
+/* The lesson view: the five steps, the current one lit. */
+#lesson-steps { margin: 0; padding-left: 1.6em; }
+#lesson-steps li { margin: 0 0 10px; padding: 6px 8px; border-radius: 8px; border: 1px solid transparent; color: var(--muted); }
+#lesson-steps li b { display: block; font-weight: 600; }
+#lesson-steps li code { display: block; margin-top: 2px; font-size: 11.5px; overflow-wrap: anywhere; }
+#lesson-steps li.lit { color: var(--text); border-color: var(--accent); background: color-mix(in srgb, var(--accent) 12%, transparent); }
+#lesson-aside { font-size: 12.5px; color: var(--accent); min-height: 2.6em; }
+/* A phone: one column, each panel a screenful, the page scrolls. */
+@media (max-width: 760px) {
+  html, body { height: auto; }
+  nav.controls { flex-wrap: wrap; }
+  nav.controls input[type="range"] { flex-basis: 100%; order: 9; }
+  #position { min-width: 0; text-align: left; }
+  nav.controls { position: sticky; top: 0; z-index: 1; background: var(--bg); }
+  main { grid-auto-flow: row; grid-auto-columns: auto; padding: 0 8px 8px; }
+  .panel { height: 70vh; }
+  #lesson { height: auto; }
+  #lesson .scroll { contain: none; }
+}
 
 .json { line-height: 1.5; }
 .json details > summary { cursor: pointer; list-style: none; }

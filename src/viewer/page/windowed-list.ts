@@ -3,6 +3,7 @@
 // items, and earlier ones appear a chunk at a time on request. A 10,000-message session
 // therefore never has more than a few hundred items in the page.
 
+import { scrollWithin } from "./dom.js";
 import { formatCount } from "./format.js";
 
 const WINDOW = 60;
@@ -51,7 +52,7 @@ export class WindowedList<Item extends HTMLElement> {
     this.markNew();
     this.updateEarlierButton();
     const focus = this.marked[0] ?? this.nodes.at(-1);
-    focus?.scrollIntoView({ block: "start" });
+    if (focus) scrollWithin(this.container, focus);
   }
 
   private reset(end: number): void {

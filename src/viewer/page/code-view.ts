@@ -1,0 +1,72 @@
+// One beat beside its code: what it did, then for each anchor it names the anchor's sentence, the
+// function, file and line, and the lines around it with the line that did it highlighted.
+
+import type { Beat } from "../beats.js";
+import type { StepSource } from "../step-sources.js";
+import { element } from "./dom.js";
+
+const ANCHOR = /^\s*\/\/ @step /;
+
+export type Sources = Record<string, StepSource>;
+
+export function renderBeat(beat: Beat, sources: Sources): HTMLElement {
+  const heading = [element("span", { className: "beat-kind" }, [beatKind(beat)])];
+  if (beat.label) heading.push(element("code", { className: "beat-label" }, [beat.label]));
+  if (beat.transition) {
+    heading.push(
+      element("span", { className: "transition" }, [`transition_reason: ${beat.transition}`]),
+    );
+  }
+  const card = element("article", { className: "beat" }, [
+    element("header", {}, heading),
+    ...beat.code.map((key) => renderExcerpt(key, sources[key])),
+  ]);
+  card.dataset.item = String(beat.item);
+  if (beat.lesson !== null) card.dataset.lesson = String(beat.lesson);
+  if (beat.call) card.dataset.toolId = beat.call;
+  return card;
+}
+
+function beatKind(beat: Beat): string {
+  return beat.lesson === null ? `beside the loop: ${beat.code[0]}` : `step ${beat.lesson} of 5`;
+}
+
+function renderExcerpt(key: string, source: StepSource | undefined): HTMLElement {
+  if (!source) {
+    return element("p", { className: "excerpt missing" }, [
+      `No code is marked `,
+      element("code", {}, [key]),
+      " in this version of agentloop.",
+    ]);
+  }
+  const indent = commonIndent(source.lines);
+  // The anchor's own comment says what the note above already says.
+  const lines = source.lines.flatMap((text, offset) => {
+    if (ANCHOR.test(text)) return [];
+    const number = source.firstLine + offset;
+    const line = element("span", { className: number === source.line ? "line here" : "line" }, [
+      element("span", { className: "number" }, [String(number)]),
+      text.slice(indent),
+    ]);
+    if (/^\s*\/\//.test(text)) line.classList.add("comment");
+    return [line];
+  });
+  const excerpt = element("section", { className: "excerpt" }, [
+    element("p", { className: "note" }, [source.note]),
+    element("p", { className: "where" }, [
+      element("code", { className: "function" }, [source.functionName]),
+      " · ",
+      element("span", { className: "file" }, [`${source.file}:${source.line}`]),
+    ]),
+    element("pre", { className: "code" }, lines),
+  ]);
+  excerpt.dataset.key = key;
+  return excerpt;
+}
+
+function commonIndent(lines: readonly string[]): number {
+  const indents = lines
+    .filter((line) => line.trim() !== "")
+    .map((line) => line.length - line.trimStart().length);
+  return indents.length === 0 ? 0 : Math.min(...indents);
+}
