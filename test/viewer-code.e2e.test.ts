@@ -231,6 +231,14 @@ describe("the viewer shows the code behind each step", () => {
       "loop.results",
     ]);
     expect(shown.filter((excerpt) => !excerpt.real)).toEqual([]);
+    // Request 2 ran two calls: the same lines ran twice, and are shown once.
+    await page.keyboard.press("ArrowRight");
+    const toolRuns = page.locator('#code .excerpt[data-key="loop.tool"]');
+    expect(await toolRuns.count()).toBe(2);
+    expect(await toolRuns.locator("pre.code").count()).toBe(1);
+    expect(await toolRuns.last().locator(".where").textContent()).toMatch(
+      /^executeToolCalls · src\/loop\.ts:\d+ · its lines are shown above$/,
+    );
     await page.close();
   });
 

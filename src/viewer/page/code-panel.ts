@@ -17,7 +17,8 @@ export function codePanel(container: HTMLElement, sources: Sources): CodePanel {
   let cards: HTMLElement[] = [];
   return {
     show(beats) {
-      cards = beats.map((beat) => renderBeat(beat, sources));
+      const shown = new Set<string>();
+      cards = beats.map((beat) => renderBeat(beat, sources, shown));
       if (cards.length > 0) container.replaceChildren(...cards);
       else container.replaceChildren(element("p", { className: "empty" }, ["No code ran here."]));
       container.scrollTop = 0;

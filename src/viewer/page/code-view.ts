@@ -9,7 +9,11 @@ const ANCHOR = /^\s*\/\/ @step /;
 
 export type Sources = Record<string, StepSource>;
 
-export function renderBeat(beat: Beat, sources: Sources): HTMLElement {
+/**
+ * `shown`: the keys whose lines are already on the panel. Ten tool calls in one request run the
+ * same lines ten times; after the first, a key shows only its note and where it is.
+ */
+export function renderBeat(beat: Beat, sources: Sources, shown = new Set<string>()): HTMLElement {
   const heading = [element("span", { className: "beat-kind" }, [beatKind(beat)])];
   if (beat.label) heading.push(element("code", { className: "beat-label" }, [beat.label]));
   if (beat.transition) {
@@ -19,7 +23,11 @@ export function renderBeat(beat: Beat, sources: Sources): HTMLElement {
   }
   const card = element("article", { className: "beat" }, [
     element("header", {}, heading),
-    ...beat.code.map((key) => renderExcerpt(key, sources[key])),
+    ...beat.code.map((key) => {
+      const excerpt = renderExcerpt(key, sources[key], !shown.has(key));
+      shown.add(key);
+      return excerpt;
+    }),
   ]);
   card.dataset.item = String(beat.item);
   if (beat.lesson !== null) card.dataset.lesson = String(beat.lesson);
@@ -31,7 +39,11 @@ function beatKind(beat: Beat): string {
   return beat.lesson === null ? `beside the loop: ${beat.code[0]}` : `step ${beat.lesson} of 5`;
 }
 
-function renderExcerpt(key: string, source: StepSource | undefined): HTMLElement {
+function renderExcerpt(
+  key: string,
+  source: StepSource | undefined,
+  withLines: boolean,
+): HTMLElement {
   if (!source) {
     return element("p", { className: "excerpt missing" }, [
       `No code is marked `,
@@ -39,9 +51,26 @@ function renderExcerpt(key: string, source: StepSource | undefined): HTMLElement
       " in this version of agentloop.",
     ]);
   }
+  const lines = withLines ? [element("pre", { className: "code" }, codeLines(source))] : [];
+  const excerpt = element("section", { className: "excerpt" }, [
+    element("p", { className: "note" }, [source.note]),
+    element("p", { className: "where" }, [
+      element("code", { className: "function" }, [source.functionName]),
+      " · ",
+      element("span", { className: "file" }, [`${source.file}:${source.line}`]),
+      ...(withLines ? [] : [" · its lines are shown above"]),
+    ]),
+    ...lines,
+  ]);
+  excerpt.dataset.key = key;
+  return excerpt;
+}
+
+/** The excerpt's lines, numbered, the acting one lit; the anchor's own comment left out. */
+function codeLines(source: StepSource): HTMLElement[] {
   const indent = commonIndent(source.lines);
   // The anchor's own comment says what the note above already says.
-  const lines = source.lines.flatMap((text, offset) => {
+  return source.lines.flatMap((text, offset) => {
     if (ANCHOR.test(text)) return [];
     const number = source.firstLine + offset;
     const line = element("span", { className: number === source.line ? "line here" : "line" }, [
@@ -51,17 +80,6 @@ function renderExcerpt(key: string, source: StepSource | undefined): HTMLElement
     if (/^\s*\/\//.test(text)) line.classList.add("comment");
     return [line];
   });
-  const excerpt = element("section", { className: "excerpt" }, [
-    element("p", { className: "note" }, [source.note]),
-    element("p", { className: "where" }, [
-      element("code", { className: "function" }, [source.functionName]),
-      " · ",
-      element("span", { className: "file" }, [`${source.file}:${source.line}`]),
-    ]),
-    element("pre", { className: "code" }, lines),
-  ]);
-  excerpt.dataset.key = key;
-  return excerpt;
 }
 
 function commonIndent(lines: readonly string[]): number {
