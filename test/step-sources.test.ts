@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { collectStepSources } from "../scripts/step-sources.mjs";
-import { stepSources } from "../src/viewer/step-sources.js";
+import { stepSources } from "../src/core/step-sources.js";
 
 const REPO = resolve(import.meta.dirname, "..");
 const { version } = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as {

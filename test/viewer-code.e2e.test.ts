@@ -4,12 +4,15 @@
 // five steps as the replay moves; a session written before versions were recorded says its code
 // is approximate.
 
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { collectStepSources } from "../scripts/step-sources.mjs";
+import type { StepSources } from "../src/core/step-sources.js";
 import { launchChromium } from "./support/chromium.js";
 import { freshSandbox, runCli, type Sandbox, startFakeModel } from "./support/cli-harness.js";
 import { reply, text, toolUse } from "./support/fake-anthropic-server.js";
@@ -22,6 +25,8 @@ const noisy = (k: number) => `yes "log line of step ${k}" | head -c 20000; echo;
 
 let browser: Browser;
 let sessionPage: string;
+/** The sandbox the session was recorded in. */
+let recorded: Sandbox;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
@@ -36,6 +41,7 @@ afterAll(async () => {
 /** Runs a task through the built CLI, then exports its session with `agentloop view --export`. */
 async function recordAndExport(): Promise<string> {
   const sandbox = freshSandbox();
+  recorded = sandbox;
   postToolUseHook(sandbox);
   const model = await startFakeModel("anthropic");
   try {
@@ -277,5 +283,62 @@ describe("the viewer shows the code behind each step", () => {
       expect([width, height]).toEqual([1280, 800]);
     }
     await page.close();
+  });
+
+  it("keeps the writing build's code beside the sessions, and shows it when another build views them", async () => {
+    const sessions = join(recorded.env.XDG_STATE_HOME as string, "agentloop", "sessions");
+    const here = collectStepSources(repository) as StepSources;
+    // The built CLI kept its step sources once, under their id.
+    const kept = JSON.parse(readFileSync(join(sessions, "sources", `${here.id}.json`), "utf8"));
+    expect(kept).toEqual(here);
+
+    // Another build wrote this session: its sources differ in one line, and were kept.
+    const other = structuredClone(here);
+    const send = other.sources["loop.send"] as StepSources["sources"][string];
+    send.lines[send.line - send.firstLine] = "  const reply = await send(messages, tools);";
+    other.id = createHash("sha256")
+      .update(JSON.stringify(other.sources))
+      .digest("hex")
+      .slice(0, 12);
+    other.version = "0.0.9";
+    writeFileSync(join(sessions, "sources", `${other.id}.json`), JSON.stringify(other));
+    const name = readdirSync(sessions).find((file) => file.endsWith(".jsonl")) as string;
+    const [header, ...rest] = readFileSync(join(sessions, name), "utf8").split("\n");
+    const older = {
+      ...JSON.parse(header as string),
+      agentloop: { version: "0.0.9", source: other.id },
+    };
+    writeFileSync(join(sessions, "older.jsonl"), [JSON.stringify(older), ...rest].join("\n"));
+
+    const view = async () => {
+      const run = await runCli(["view", join(sessions, "older.jsonl"), "--export", "older.html"], {
+        env: recorded.env,
+        cwd: recorded.workspace,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      return open(join(recorded.workspace, "older.html"));
+    };
+    const page = await view();
+    expect(await page.locator("#code-origin").getAttribute("class")).toBe("origin exact");
+    expect(await page.locator("#code-origin").textContent()).toBe(
+      `The code beside each step is the code that wrote this session (agentloop 0.0.9, source ${other.id}), kept beside the session files; this viewer is agentloop 0.1.0, source ${here.id}.`,
+    );
+    const acting = await page
+      .locator('#code .excerpt[data-key="loop.send"] .line.here')
+      .textContent();
+    expect(acting?.replace(/\s+/g, " ")).toBe(
+      `${send.line} const reply = await send(messages, tools);`,
+    );
+    await page.close();
+
+    // Kept sources changed after the fact no longer match their id: approximate again.
+    send.lines[0] = "// edited by hand";
+    writeFileSync(join(sessions, "sources", `${other.id}.json`), JSON.stringify(other));
+    const edited = await view();
+    expect(await edited.locator("#code-origin").getAttribute("class")).toBe("origin approximate");
+    expect(await edited.locator("#code-origin").textContent()).toMatch(
+      /^This session was written by agentloop 0\.0\.9, source [0-9a-f]{12}\. The code beside each step is approximate/,
+    );
+    await edited.close();
   });
 });

@@ -1,6 +1,7 @@
 // Work kept out of start-up, done on the session's first tool call.
 
 import { initShellParser } from "../permissions/policy.js";
+import { archiveStepSources } from "../session/source-archive.js";
 
 /**
  * Work kept out of start-up, where it would delay the first request, and done on the first
@@ -12,11 +13,14 @@ import { initShellParser } from "../permissions/policy.js";
  *   0.04 ms. The other WebAssembly, fetch's HTTP parser, was compiled before, as usual.
  * - The young generation has grown to what start-up needed. It would otherwise keep doubling,
  *   up to 32 MB, whenever enough survives a scavenge, only to hold each turn's garbage longer.
+ * - The first session of a build keeps that build's step sources beside the sessions (see
+ *   source-archive.ts), while the parser loads. Keeping them is a convenience for the viewer: a
+ *   session goes on when it fails (a full disk says so on the next write that matters).
  */
-export async function afterStartUp(): Promise<void> {
+export async function afterStartUp(sessionsDir: string): Promise<void> {
   // Imported here: node:v8 takes about 3 ms to load, which start-up need not wait for.
   const { setFlagsFromString } = await import("node:v8");
   setFlagsFromString("--liftoff-only");
   setFlagsFromString("--semi-space-growth-factor=1");
-  return initShellParser();
+  await Promise.all([initShellParser(), archiveStepSources(sessionsDir).catch(() => {})]);
 }

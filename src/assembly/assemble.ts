@@ -279,7 +279,7 @@ export async function assembleSession(
   const toolbox = createToolbox(
     sessionTools,
     async (call, tool, hint) => {
-      startUpOver ??= afterStartUp();
+      startUpOver ??= afterStartUp(directory);
       await startUpOver;
       return checkPermission(call, tool, hint);
     },

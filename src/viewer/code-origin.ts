@@ -1,10 +1,11 @@
 // Whether the code the page shows beside each step is the code that wrote the session. The
 // excerpts travel with the viewer (collected from its own source when it was built); the
-// session's header names the build that wrote it. Same source id: exact. Otherwise the page
-// shows this build's excerpts, the nearest it has, and says so.
+// session's header names the build that wrote it. Same source id: exact. Another build whose
+// excerpts were kept beside the sessions: those, exact too. Otherwise the page shows this
+// build's excerpts, the nearest it has, and says so.
 
+import type { StepSource, StepSources } from "../core/step-sources.js";
 import type { SessionHeader } from "../session/session-file.js";
-import type { StepSource, StepSources } from "./step-sources.js";
 
 export interface CodeBeside {
   /** The excerpts, by the key of their `// @step KEY:` anchor. */
@@ -15,8 +16,16 @@ export interface CodeBeside {
   origin: string;
 }
 
-export function codeBeside(header: SessionHeader | null, table: StepSources): CodeBeside {
-  const shown = `agentloop ${table.version}, source ${table.id}`;
+/**
+ * `kept(source)`: the step sources of build `source` if they were kept beside the sessions
+ * (session/source-archive.ts), else null.
+ */
+export function codeBeside(
+  header: SessionHeader | null,
+  table: StepSources,
+  kept: (source: string) => StepSources | null,
+): CodeBeside {
+  const named = (sources: StepSources) => `agentloop ${sources.version}, source ${sources.id}`;
   // Read leniently: a damaged or hand-edited header may hold anything here.
   const writer = header?.agentloop;
   const source = typeof writer?.source === "string" ? writer.source : null;
@@ -25,7 +34,15 @@ export function codeBeside(header: SessionHeader | null, table: StepSources): Co
     return {
       sources: table.sources,
       exact: true,
-      origin: `The code beside each step is the code that wrote this session (${shown}).`,
+      origin: `The code beside each step is the code that wrote this session (${named(table)}).`,
+    };
+  }
+  const keptSources = source === null ? null : kept(source);
+  if (keptSources) {
+    return {
+      sources: keptSources.sources,
+      exact: true,
+      origin: `The code beside each step is the code that wrote this session (${named(keptSources)}), kept beside the session files; this viewer is ${named(table)}.`,
     };
   }
   const written = version
@@ -34,6 +51,6 @@ export function codeBeside(header: SessionHeader | null, table: StepSources): Co
   return {
     sources: table.sources,
     exact: false,
-    origin: `${written}. The code beside each step is approximate: it is the nearest this viewer has (${shown}), and lines may have moved or changed since.`,
+    origin: `${written}. The code beside each step is approximate: it is the nearest this viewer has (${named(table)}), and lines may have moved or changed since.`,
   };
 }

@@ -1,8 +1,8 @@
 // One beat beside its code: what it did, then for each anchor it names the anchor's sentence, the
 // function, file and line, and the lines around it with the line that did it highlighted.
 
+import type { StepSource } from "../../core/step-sources.js";
 import type { Beat } from "../beats.js";
-import type { StepSource } from "../step-sources.js";
 import { element } from "./dom.js";
 
 const ANCHOR = /^\s*\/\/ @step /;
