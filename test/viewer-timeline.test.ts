@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { Message } from "../src/core/messages.js";
+import { checkpointEvent, rewindEvent } from "../src/checkpoints/records.js";
+import type { PartEvent } from "../src/core/events.js";
+import { type Message, textOf } from "../src/core/messages.js";
 import { parseSession } from "../src/session/session-file.js";
 import { buildTimeline, type Step, sentIndexes, sentMessages } from "../src/viewer/timeline.js";
 import {
@@ -166,6 +168,42 @@ describe("the viewer's timeline", () => {
     );
     // The second call's list was refused: the third request still carried the first.
     expect(steps.map((step) => step.todos)).toEqual([[], first, first]);
+  });
+
+  it("sends, after a rewind of the conversation, the history of the checkpoint it went back to", () => {
+    const part = (event: PartEvent) => JSON.stringify({ ...event, at });
+    const checkpoint = (number: number) =>
+      part(checkpointEvent({ number, at, prompt: `prompt ${number}`, tree: null }));
+    const rewind = (to: number, conversation: boolean) =>
+      part(rewindEvent({ to, code: true, conversation, undo: 9 }, `rewound to ${to}`));
+    const { steps, messages, contexts } = timelineOf(
+      header,
+      checkpoint(1),
+      prompt("first"),
+      reply(1, "one"),
+      checkpoint(2),
+      prompt("second"),
+      reply(2, "two"),
+      rewind(1, false),
+      prompt("third"),
+      reply(3, "three"),
+      rewind(2, true),
+      prompt("fourth"),
+      reply(4, "four"),
+    );
+    const sent = steps.map((step) =>
+      (contexts[step.context] ?? [])
+        .slice(0, step.sentCount)
+        .map((index) => textOf(messages[index] as Message)),
+    );
+    expect(sent).toEqual([
+      ["first"],
+      ["first", "one", "second"],
+      // Rewinding the code alone leaves the conversation as it was.
+      ["first", "one", "second", "two", "third"],
+      // Back to before the second prompt: what followed it is no longer sent.
+      ["first", "one", "fourth"],
+    ]);
   });
 
   it("shows a background task's start, notice and stop among the items, in order", () => {

@@ -58,6 +58,7 @@ export function checkpointEvent(checkpoint: Checkpoint): PartEvent {
     name: "checkpoint",
     line: `checkpoint ${checkpoint.number}${checkpoint.tree === null ? " (file tools only: bash's changes are not tracked outside git)" : ""}`,
     data: { ...checkpoint },
+    history: { mark: historyMark(checkpoint.number) },
   };
 }
 
@@ -88,7 +89,20 @@ export function scopeOf(code: boolean, conversation: boolean): string {
 }
 
 export function rewindEvent(rewind: RewindRecord, line: string): PartEvent {
-  return { type: "part", part: PART_NAME, name: "rewind", line, data: { ...rewind } };
+  const event: PartEvent = {
+    type: "part",
+    part: PART_NAME,
+    name: "rewind",
+    line,
+    data: { ...rewind },
+  };
+  if (rewind.conversation) event.history = { backTo: historyMark(rewind.to) };
+  return event;
+}
+
+/** The history before checkpoint `number`'s prompt, as a reader of the session file names it. */
+function historyMark(number: number): string {
+  return `checkpoint ${number}`;
 }
 
 /** The part's records in a session's entries, in file order. */

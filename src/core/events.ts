@@ -90,6 +90,12 @@ export interface PartEvent {
   usage?: Usage;
   /** The model that request went to; without it, the session's. */
   model?: string;
+  /**
+   * How the event moved the history, for a reader replaying the session file (the viewer):
+   * `mark` names the history as it stands here (a checkpoint before a prompt); `backTo` says it
+   * went back to the history a mark named (a rewind of the conversation).
+   */
+  history?: { mark: string } | { backTo: string };
 }
 
 /** A background task (s11) started, was told to the model as ended, or was stopped. */

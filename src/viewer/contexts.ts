@@ -8,8 +8,9 @@
 // order and, where a compaction record is, the messages it made: a stubbed copy of each
 // tool-results message it changed, the summary request's instructions and reply, and the
 // messages of the summarised history that were not already in the context. A new context is
-// made only at a compaction (a copy of the history at that point) and for each summary request,
-// and every request sends a prefix of one context, so a step needs only (context, count).
+// made only at a compaction (a copy of the history at that point), for each summary request and
+// at a rewind (back to a history a part event marked), and every request sends a prefix of one
+// context, so a step needs only (context, count).
 
 import { canonicalJson } from "../core/canonical-json.js";
 import type { ClearedResult } from "../core/events.js";
@@ -21,6 +22,8 @@ export class ContextReplay {
   readonly contexts: number[][] = [[]];
   /** The context the loop holds now, which recorded messages are appended to. */
   private currentId = 0;
+  /** Histories a part event named, as a context and how many of its messages (see mark). */
+  private readonly marks = new Map<string, { context: number; length: number }>();
 
   get current(): number {
     return this.currentId;
@@ -93,6 +96,22 @@ export class ContextReplay {
       next.push(known.get(canonicalJson(message)) ?? this.add(message));
     }
     this.use(next);
+  }
+
+  /** Remembers the current context as it stands, under `name`. */
+  mark(name: string): void {
+    this.marks.set(name, { context: this.currentId, length: this.length });
+  }
+
+  /**
+   * Makes the history marked `name` the current one again (a rewind of the conversation): what
+   * was appended since is no longer sent. False when no such mark was recorded.
+   */
+  backTo(name: string): boolean {
+    const marked = this.marks.get(name);
+    if (!marked) return false;
+    this.use((this.contexts[marked.context] as number[]).slice(0, marked.length));
+    return true;
   }
 
   private use(context: number[]): void {

@@ -172,8 +172,7 @@ class TimelineBuilder {
         this.items.push({ kind: "marker", line: taskLine(entry) });
         return;
       case "part":
-        this.beats.other(`${entry.part}.${entry.name}`, this.items.length);
-        this.items.push({ kind: "marker", line: entry.line });
+        this.partEvent(entry);
         return;
       case "hook": {
         const { type: _type, at: _at, ...run } = entry;
@@ -238,6 +237,15 @@ class TimelineBuilder {
     }
     // After its step is added: a reply's own todo_write call is seen from the next request on.
     this.standing.add(entry.message);
+  }
+
+  private partEvent(entry: Extract<SessionEntry, { type: "part" }>): void {
+    const history = entry.history as Record<string, unknown> | undefined;
+    if (typeof history?.mark === "string") this.replay.mark(history.mark);
+    // Like a repair, a rewind changes what the next request sends: it is shown with that one.
+    if (typeof history?.backTo === "string" && this.replay.backTo(history.backTo)) this.open = null;
+    this.beats.other(`${entry.part}.${entry.name}`, this.items.length);
+    this.items.push({ kind: "marker", line: entry.line });
   }
 
   private turnEnd(turn: number, reason: TransitionReason | null): void {
