@@ -21,6 +21,7 @@ import {
   startFakeModel,
 } from "./support/cli-harness.js";
 import { type FakeTurn, reply, text, toolUse } from "./support/fake-anthropic-server.js";
+import { git, withRepository } from "./support/git-repository.js";
 import { validEvent, validResult } from "./support/schemas.js";
 
 const SECRET = "tok-7f3a9c2e81d4b6f0";
@@ -136,6 +137,41 @@ describe("memory across sessions", () => {
     expect(systemOf(next.bodies[0])).toContain(`[${entry?.id}]`);
     expect(memoryEvents(next.events)[0]).toMatchObject({ name: "read" });
   }, 30_000);
+
+  it("is one memory for a whole repository: saved in a subdirectory, read at the root and in a worktree", async () => {
+    const { sandbox } = memoryOn();
+    withRepository(sandbox);
+    const subdirectory = join(sandbox.workspace, "packages", "app");
+    mkdirSync(subdirectory, { recursive: true });
+    const saved = "Releases are cut from the main branch only.";
+    const first = await run(
+      { ...sandbox, workspace: subdirectory },
+      ["-p", "Remember how we release."],
+      [
+        reply(toolUse("m1", "memory", { action: "add", topic: "project", text: saved })),
+        reply(text("Noted.")),
+      ],
+    );
+    expect(first.code).toBe(0);
+
+    const atRoot = await run(sandbox, ["-p", "How do we release?"], [reply(text("From main."))]);
+    expect(systemOf(atRoot.bodies[0])).toContain(saved);
+    const worktree = join(sandbox.home, "linked");
+    git(sandbox.workspace, "worktree", "add", "--quiet", "--detach", worktree);
+    const inWorktree = await run(
+      { ...sandbox, workspace: worktree },
+      ["-p", "How do we release?"],
+      [reply(text("From main."))],
+    );
+    expect(systemOf(inWorktree.bodies[0])).toContain(saved);
+    // Outside the repository it is another project's memory.
+    const elsewhere = await run(
+      { ...sandbox, workspace: sandbox.home },
+      ["-p", "How do we release?"],
+      [reply(text("I do not know."))],
+    );
+    expect(systemOf(elsewhere.bodies[0])).not.toContain(saved);
+  }, 60_000);
 
   it("updates and forgets an entry by its id with the memory tool", async () => {
     const { sandbox, store } = memoryOn();

@@ -3,7 +3,7 @@
 
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { appendFile, mkdir, readFile } from "node:fs/promises";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 
 /**
  * Every directory from the repository root down to `cwd`, outermost first; outside a git
@@ -31,6 +31,26 @@ export function gitDirectoryOf(dotGit: string): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The root of the repository's main work tree, seen from `cwd` anywhere in it or in one of its
+ * linked worktrees: what names "this project" whatever subdirectory or worktree a session is
+ * in. Null outside a repository.
+ */
+export function mainWorkTreeRoot(cwd: string): string | null {
+  const root = directoriesFromRepositoryRoot(cwd)[0] as string;
+  const gitDirectory = gitDirectoryOf(join(root, ".git"));
+  if (!gitDirectory) return null;
+  let shared = gitDirectory;
+  try {
+    shared = resolve(gitDirectory, readFileSync(join(gitDirectory, "commondir"), "utf8").trim());
+  } catch {
+    // No commondir: this is the main work tree's own git directory.
+  }
+  // A main work tree keeps its git directory as `.git` at its root; a bare repository's
+  // worktrees have no main one to share, nor a submodule another's: their own root names them.
+  return basename(shared) === ".git" ? dirname(shared) : root;
 }
 
 /**

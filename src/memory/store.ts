@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { cp, mkdir, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { writeFileAtomically } from "../core/atomic-write.js";
+import { mainWorkTreeRoot } from "../core/git-directory.js";
 import { stateDirectory } from "../core/state-directory.js";
 import {
   describeEntry,
@@ -21,9 +22,15 @@ import {
 /** Index lines longer than this show their start; the whole entry is in its topic file. */
 const INDEX_ENTRY_WIDTH = 200;
 
-/** `$XDG_STATE_HOME/agentloop/memory/NAME-HASH`: one directory per project directory. */
+/**
+ * `$XDG_STATE_HOME/agentloop/memory/NAME-HASH`: one directory per project. In git the project
+ * is the repository (its main work tree), so every subdirectory and worktree of it shares one
+ * memory, as Claude Code's does; outside git it is the directory.
+ */
 export function memoryDirectory(cwd: string, env: NodeJS.ProcessEnv): string {
-  const real = existsSync(cwd) ? realpathSync(cwd) : cwd;
+  const here = existsSync(cwd) ? realpathSync(cwd) : cwd;
+  const main = mainWorkTreeRoot(here);
+  const real = main && existsSync(main) ? realpathSync(main) : here;
   const hash = createHash("sha256").update(real).digest("hex").slice(0, 12);
   const name = basename(real).replace(/[^A-Za-z0-9._-]/g, "_") || "root";
   return join(stateDirectory(env), "memory", `${name}-${hash}`);
