@@ -40,9 +40,21 @@ function dirtyRepository(model: BatchModel, tasks: object[]) {
     ANTHROPIC_API_KEY: "sk-test",
     ANTHROPIC_MAX_RETRIES: "0",
   };
+  // yolo: commands outside the sandbox, where the worktree is the default.
   const args = (name: string) => {
     const out = join(root, name);
-    return ["batch", "run", tasksFile, "--out", out, "--work-dir", join(root, "work")];
+    const work = join(root, "work");
+    return [
+      "batch",
+      "run",
+      tasksFile,
+      "--out",
+      out,
+      "--work-dir",
+      work,
+      "--permission-mode",
+      "yolo",
+    ];
   };
   return { root, repo, env, args, work: join(root, "work") };
 }
@@ -97,7 +109,9 @@ describe("agentloop batch on a local repository's worktrees", () => {
     expect(seen).not.toMatch(/staged\.txt|untracked\.txt|uncommitted edit/);
     const written = outcome(out, "writes").patch;
     expect(written).toContain("+++ b/new.txt");
-    expect(written).toMatch(/--- a\/README\.md\n\+\+\+ b\/README\.md\n@@ .* @@\n committed\n\+changed/);
+    expect(written).toMatch(
+      /--- a\/README\.md\n\+\+\+ b\/README\.md\n@@ .* @@\n committed\n\+changed/,
+    );
     // Made as a worktree of the person's repository, and gone again.
     expect(outcome(out, "where").patch).toContain(`+${join(place.repo, ".git")}\n`);
     expect(stateOf(place.repo)).toEqual(before);
@@ -117,7 +131,7 @@ describe("agentloop batch on a local repository's worktrees", () => {
     expect(stateOf(place.repo)).toEqual(before);
   });
 
-  it("in yolo, an agent's branch, tag and stash are refused, and its commit stays in its patch", async () => {
+  it("refuses an agent's branch, tag and stash in the shared repository, and keeps its commit in its patch", async () => {
     const command = [
       "echo work > work.txt",
       "git checkout -q -b agent-branch 2> refused.txt",
@@ -127,7 +141,7 @@ describe("agentloop batch on a local repository's worktrees", () => {
     ].join("; ");
     const place = dirtyRepository(model, [task("git-user", command)]);
     const before = stateOf(place.repo);
-    const run = await runCli([...place.args("out"), "--permission-mode", "yolo"], {
+    const run = await runCli(place.args("out"), {
       env: place.env,
       cwd: place.root,
     });

@@ -23,7 +23,8 @@ Options of run (and worker):
                              JSON events on stdout
   --work-dir DIR             where workspaces are made (default: the temp dir)
   --isolation worktree|clone how each task gets a local repository: a detached git
-                             worktree of it (default), or a clone of its own
+                             worktree of it (default in yolo), or a clone of its own
+                             (default in sandboxed modes)
   --timeout S                time limit of a task without timeout_s (default 1800)
   --provider, --model, --base-url, --api, --permission-mode (default auto),
   --allow-network, --tools, --max-turns, --max-cost    passed to every agent, as for a
@@ -144,7 +145,7 @@ export function parseBatchCommand(
     ),
     progress: progressStyle(values.progress),
     workDir: values["work-dir"] === undefined ? undefined : path(values["work-dir"]),
-    isolation: isolationOf(values.isolation),
+    isolation: isolationOf(values.isolation, values["permission-mode"]),
     timeoutS: optional(values.timeout, "--timeout", positiveNumber),
     agent: agentChoices(values),
   });
@@ -258,8 +259,14 @@ function progressStyle(value: string | undefined): RunCommand["progress"] {
   throw new ConfigError(`--progress must be line, jsonl or none, got "${value}".`);
 }
 
-function isolationOf(value: string | undefined): Isolation {
-  const isolation = ISOLATIONS.find((each) => each === (value ?? "worktree"));
+/**
+ * A worktree by default where the agent's commands run outside the sandbox (yolo): sandboxed,
+ * they could not write the repository's shared git directory, which lies outside the
+ * workspace, so an agent's `git add` or `git commit` would fail where a clone's would not.
+ */
+function isolationOf(value: string | undefined, permissionMode: string | undefined): Isolation {
+  if (value === undefined) return permissionMode === "yolo" ? "worktree" : "clone";
+  const isolation = ISOLATIONS.find((each) => each === value);
   if (isolation) return isolation;
   throw new ConfigError(`--isolation must be worktree or clone, got "${value}".`);
 }

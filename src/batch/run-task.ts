@@ -68,7 +68,7 @@ export interface RunTaskOptions {
   workParent: string;
   /** Where relative `repo` paths start (the task file's folder). */
   repoBase: string;
-  /** How a local repository is checked out; default a worktree. A URL's is always cloned. */
+  /** How a local repository is checked out; default a clone. A URL's is always cloned. */
   isolation?: Isolation;
   /** Cancels the attempt; its result says "cancelled". */
   signal?: AbortSignal;
@@ -91,8 +91,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskResult> {
       ? await localSource(task.repo, options.repoBase, join(options.out, ".repos"))
       : undefined;
     const root = workspaceRoot(options.workParent, task.id);
-    const worktree =
-      (options.isolation ?? "worktree") === "worktree" && isLocalRepository(task.repo ?? "");
+    const worktree = options.isolation === "worktree" && isLocalRepository(task.repo ?? "");
     const worktreeOf = worktree ? source : undefined;
     // Written first: a batch killed even in the middle of the checkout leaves a trace to clean.
     await writeFile(join(directory, RUNNING_FILE), JSON.stringify({ root, attempt, worktreeOf }));
