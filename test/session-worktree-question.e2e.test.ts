@@ -48,6 +48,13 @@ describe("the REPL's question about a changed session worktree", () => {
     expect(git(sandbox.workspace, "branch", "--list", "agentloop/try-a")).toContain("try-a");
   });
 
+  it("keeps it on Ctrl-C", async () => {
+    const { path, terminal } = await changedSession();
+    await terminal.press("\x03", /worktree \S+try-a, branch agentloop\/try-a, 1 file changed/);
+    expect(await terminal.exited).toBe(0);
+    expect(existsSync(join(path, "out.txt"))).toBe(true);
+  });
+
   it("keeps it when the removal is not confirmed", async () => {
     const { path, terminal } = await changedSession();
     await terminal.press("n\r", SURE);
