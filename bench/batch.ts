@@ -10,11 +10,21 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TaskResult } from "../src/batch/task-result.js";
+import {
+  changesSince,
+  createWorkspace,
+  ISOLATIONS,
+  type Isolation,
+  removeWorkspace,
+  startingTree,
+  workspaceRoot,
+} from "../src/batch/workspace.js";
 import { batchPrompt, startBatchModel } from "../test/support/batch-model.js";
 import { CLI, freshSandbox, runCli } from "../test/support/cli-harness.js";
 import { type Benchmark, type Figure, median, runIfMain } from "./report.js";
 
 const OVERHEAD_TASKS = 10;
+const SETUP_ROUNDS = 10;
 /** The larger repository: this many files of about 2 KB each (about 6 MB checked out). */
 const LARGE_FILES = 3000;
 const THROUGHPUT_TASKS = 16;
@@ -25,13 +35,54 @@ const LATENCY_MS = 400;
 export async function batchFigures(): Promise<Figure[]> {
   const place = freshSandbox();
   try {
-    return [...(await overheadFigures(place)), ...(await throughputFigures(place))];
+    return [
+      ...(await setupFigures(place)),
+      ...(await overheadFigures(place)),
+      ...(await throughputFigures(place)),
+    ];
   } finally {
     rmSync(join(place.home, ".."), { recursive: true, force: true });
   }
 }
 
 type Place = ReturnType<typeof freshSandbox>;
+
+/**
+ * A workspace's own cost, without the agent: made, snapshotted before and after, removed; the
+ * two ways taken in turns, so that the machine's load falls on both alike.
+ */
+async function setupFigures(place: Place): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  for (const files of [12, LARGE_FILES]) {
+    const repo = fixtureRepository(place, `setup-${files}`, files);
+    const times: Record<Isolation, number[]> = { worktree: [], clone: [] };
+    for (let round = 0; round < SETUP_ROUNDS; round += 1) {
+      for (const isolation of ISOLATIONS) {
+        const started = performance.now();
+        const root = workspaceRoot(join(place.home, "..", "setup-work"), `r${round}`);
+        const workspace = await createWorkspace({
+          root,
+          source: repo,
+          baseCommit: undefined,
+          worktree: isolation === "worktree",
+        });
+        const tree = await startingTree(workspace, false);
+        await changesSince(workspace, tree);
+        await removeWorkspace(workspace);
+        times[isolation].push(performance.now() - started);
+      }
+    }
+    for (const isolation of ISOLATIONS) {
+      figures.push({
+        name: `workspace per attempt (checkout, snapshots, removal), ${isolation}, ${files} files`,
+        value: median(times[isolation]),
+        unit: "ms",
+        target: null,
+      });
+    }
+  }
+  return figures;
+}
 
 async function overheadFigures(place: Place): Promise<Figure[]> {
   const model = await startBatchModel();

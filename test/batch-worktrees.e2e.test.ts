@@ -3,10 +3,20 @@
 // working tree, index, branch, refs and list of worktrees) is as it was afterwards.
 
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import type { TaskResult } from "../src/batch/task-result.js";
 import { type BatchModel, batchPrompt, startBatchModel } from "./support/batch-model.js";
 import { CLI, freshSandbox, runCli } from "./support/cli-harness.js";
@@ -187,6 +197,24 @@ describe("agentloop batch on a local repository's worktrees", () => {
     expect(again.code, again.stderr).toBe(0);
     for (const id of ids) expect(outcome(out, id).result.attempt).toBe(2);
     expect(stateOf(place.repo)).toEqual(before);
+    expect(git(place.repo, "worktree", "list").split("\n")).toHaveLength(1);
+  });
+
+  // A work dir on a tmpfs and the repository on disk, as with a tmpfs /tmp and a home on disk.
+  const otherFileSystem = "/dev/shm";
+  const apart =
+    existsSync(otherFileSystem) && statSync(otherFileSystem).dev !== statSync(tmpdir()).dev;
+  it.runIf(apart)("checks out both ways when the work dir is on another file system", async () => {
+    const place = dirtyRepository(model, [task("apart", "echo far > far.txt")]);
+    const work = mkdtempSync(join(otherFileSystem, "agentloop-batch-"));
+    onTestFinished(() => rmSync(work, { recursive: true, force: true }));
+    for (const isolation of ["worktree", "clone"]) {
+      const args = [...place.args(isolation), "--work-dir", work, "--isolation", isolation];
+      const run = await runCli(args, { env: place.env, cwd: place.root });
+      expect(run.code, run.stderr).toBe(0);
+      expect(outcome(join(place.root, isolation), "apart").patch).toContain("+++ b/far.txt");
+    }
+    expect(readdirSync(work)).toEqual([]);
     expect(git(place.repo, "worktree", "list").split("\n")).toHaveLength(1);
   });
 });

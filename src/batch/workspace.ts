@@ -63,7 +63,9 @@ export async function createWorkspace(options: {
     await mkdir(workspace.home);
     await mkdir(workspace.tmp);
     await writeFile(join(workspace.home, ".gitconfig"), GIT_CONFIG);
-    const clone = ["clone", "--quiet", "--local"];
+    // A local path is cloned locally anyway (hard links where it can); an explicit --local
+    // would make git fail, not copy, when the work dir is on another file system.
+    const clone = ["clone", "--quiet"];
     if (source && options.worktree) {
       const hooks = join(root, "git-hooks");
       const attached = await addWorktree({ repository: source, dir, hooks, baseCommit });
