@@ -24,8 +24,9 @@ export interface Workspace {
   tmp: string;
   /** The index git keeps for `dir`, which the snapshots start from. */
   indexFile: string;
-  /** For a worktree: the repository it belongs to, and what the attempt's git needs set. */
+  /** For a worktree: the repository it belongs to. */
   worktreeOf?: string;
+  /** What the attempt's git needs set (a worktree's guard hooks); empty for a clone. */
   gitEnv: Record<string, string>;
 }
 
