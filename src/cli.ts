@@ -90,7 +90,9 @@ export async function main(argv: string[]): Promise<number> {
       if (!worktree) return run(command).catch(fail);
       const say = (line: string) => writeWrapped(process.stderr, `agentloop: ${line}`);
       const inWorktree = (cwd: string) => run({ ...command, cwd });
-      return inSessionWorktree(command.cwd, worktree, inWorktree, say).catch(fail);
+      const atRepl = !command.oneShot && process.stdin.isTTY === true;
+      const ask = atRepl ? (await import("./terminal/ask-once.js")).askOnce : undefined;
+      return inSessionWorktree(command.cwd, worktree, inWorktree, say, ask).catch(fail);
     }
   }
 }

@@ -32,7 +32,19 @@ describe("batch command lines", () => {
     });
   });
 
+  it("check a local repository out as a worktree in yolo, and as a clone where commands are sandboxed", () => {
+    expect(parse("run t --out o --permission-mode yolo")).toMatchObject({ isolation: "worktree" });
+    expect(parse("run t --out o")).toMatchObject({ isolation: "clone" });
+    expect(parse("worker --queue redis://h --out o --isolation worktree")).toMatchObject({
+      isolation: "worktree",
+    });
+    expect(parse("run t --out o --permission-mode yolo --isolation clone")).toMatchObject({
+      isolation: "clone",
+    });
+  });
+
   it.each([
+    ["run t --out o --isolation copy", '--isolation must be worktree or clone, got "copy"'],
     ["run t --out o --api completions", "--api must be responses or chat"],
     ["run t", "agentloop batch run needs --out DIR."],
     ["run --out o", "agentloop batch run takes one task file."],

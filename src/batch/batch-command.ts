@@ -63,6 +63,7 @@ async function runLocalPool(command: RunCommand, io: BatchIO): Promise<number> {
       workers: command.workers,
       workParent: workParentOf(command),
       repoBase: dirname(command.tasksFile),
+      isolation: command.isolation,
       retryFailed: command.retryFailed,
       maxAttempts: command.maxAttempts,
       maxTotalCost: command.maxTotalCost,

@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import { ConfigError } from "../core/errors.js";
 import { parseApi } from "../providers/api-setting.js";
 import { type Shard, shardFrom } from "./shard.js";
+import { ISOLATIONS, type Isolation } from "./workspace.js";
 
 export const BATCH_USAGE = `Usage:
   agentloop batch run TASKS.jsonl --out OUT     run every task without a result in OUT
@@ -21,6 +22,9 @@ Options of run (and worker):
   --progress line|jsonl|none live progress on stderr (default: line on a terminal), or
                              JSON events on stdout
   --work-dir DIR             where workspaces are made (default: the temp dir)
+  --isolation worktree|clone how each task gets a local repository: a detached git
+                             worktree of it (default in yolo), or a clone of its own
+                             (default in sandboxed modes)
   --timeout S                time limit of a task without timeout_s (default 1800)
   --provider, --model, --base-url, --api, --permission-mode (default auto),
   --allow-network, --tools, --max-turns, --max-cost    passed to every agent, as for a
@@ -64,6 +68,7 @@ export interface RunCommand {
   shard: Shard | undefined;
   progress: "line" | "jsonl" | "none" | undefined;
   workDir: string | undefined;
+  isolation: Isolation;
   timeoutS: number | undefined;
   agent: AgentChoices;
 }
@@ -140,6 +145,7 @@ export function parseBatchCommand(
     ),
     progress: progressStyle(values.progress),
     workDir: values["work-dir"] === undefined ? undefined : path(values["work-dir"]),
+    isolation: isolationOf(values.isolation, values["permission-mode"]),
     timeoutS: optional(values.timeout, "--timeout", positiveNumber),
     agent: agentChoices(values),
   });
@@ -211,6 +217,7 @@ const POOL_FLAGS = [
   "requests-per-minute",
   "progress",
   "work-dir",
+  "isolation",
   "timeout",
   ...AGENT_FLAGS,
 ];
@@ -250,6 +257,18 @@ function progressStyle(value: string | undefined): RunCommand["progress"] {
   if (value === undefined || value === "line" || value === "jsonl" || value === "none")
     return value;
   throw new ConfigError(`--progress must be line, jsonl or none, got "${value}".`);
+}
+
+/**
+ * A worktree by default where the agent's commands run outside the sandbox (yolo): sandboxed,
+ * they could not write the repository's shared git directory, which lies outside the
+ * workspace, so an agent's `git add` or `git commit` would fail where a clone's would not.
+ */
+function isolationOf(value: string | undefined, permissionMode: string | undefined): Isolation {
+  if (value === undefined) return permissionMode === "yolo" ? "worktree" : "clone";
+  const isolation = ISOLATIONS.find((each) => each === value);
+  if (isolation) return isolation;
+  throw new ConfigError(`--isolation must be worktree or clone, got "${value}".`);
 }
 
 function optional<T>(
@@ -293,6 +312,7 @@ function parseFlags(argv: string[]) {
       shard: text,
       progress: text,
       "work-dir": text,
+      isolation: text,
       timeout: text,
       queue: text,
       "queue-name": text,

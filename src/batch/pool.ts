@@ -13,6 +13,7 @@ import {
   type TaskStatus,
   taskDirectory,
 } from "./task-result.js";
+import type { Isolation } from "./workspace.js";
 
 export interface PoolOptions {
   tasks: Task[];
@@ -21,6 +22,7 @@ export interface PoolOptions {
   workers: number;
   workParent: string;
   repoBase: string;
+  isolation: Isolation;
   /** Rerun tasks that failed, timed out or broke, not only those never finished. */
   retryFailed: boolean;
   /** Attempts per task and run when each ends in an infrastructure error. */
@@ -101,6 +103,7 @@ export async function runPool(options: PoolOptions): Promise<BatchSummary> {
           attempt,
           workParent: options.workParent,
           repoBase: options.repoBase,
+          isolation: options.isolation,
           signal: stop.signal,
           onCost: (cost) => {
             running.set(task.id, cost);

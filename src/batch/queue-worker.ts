@@ -68,6 +68,7 @@ export async function runQueueWorker(
       attempt,
       workParent: workParentOf(command),
       repoBase,
+      isolation: command.isolation,
       signal,
     });
     if (result.status === "cancelled") {

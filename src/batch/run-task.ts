@@ -1,4 +1,4 @@
-// One attempt at one task, from a fresh workspace to a written result: clone, set up, run the
+// One attempt at one task, from a fresh workspace to a written result: check out, set up, run the
 // agent as its own process (`agentloop -p ... --output-format stream-json`), keep what it
 // changed as a patch, remove the workspace, and write result.json last. Every batch command
 // (the local pool, a shard, a queue worker) is a thin layer over this function.
@@ -31,6 +31,8 @@ import {
 import {
   changesSince,
   createWorkspace,
+  type Isolation,
+  isLocalRepository,
   localSource,
   removeWorkspace,
   startingTree,
@@ -66,6 +68,8 @@ export interface RunTaskOptions {
   workParent: string;
   /** Where relative `repo` paths start (the task file's folder). */
   repoBase: string;
+  /** How a local repository is checked out; default a clone. A URL's is always cloned. */
+  isolation?: Isolation;
   /** Cancels the attempt; its result says "cancelled". */
   signal?: AbortSignal;
   /** The attempt's cost so far, each time the agent reports usage. */
@@ -87,9 +91,11 @@ export async function runTask(options: RunTaskOptions): Promise<TaskResult> {
       ? await localSource(task.repo, options.repoBase, join(options.out, ".repos"))
       : undefined;
     const root = workspaceRoot(options.workParent, task.id);
-    // Written first: a batch killed even in the middle of the clone leaves a trace to clean.
-    await writeFile(join(directory, RUNNING_FILE), JSON.stringify({ root, attempt }));
-    workspace = await createWorkspace({ root, source, baseCommit: task.base_commit });
+    const worktree = options.isolation === "worktree" && isLocalRepository(task.repo ?? "");
+    const worktreeOf = worktree ? source : undefined;
+    // Written first: a batch killed even in the middle of the checkout leaves a trace to clean.
+    await writeFile(join(directory, RUNNING_FILE), JSON.stringify({ root, attempt, worktreeOf }));
+    workspace = await createWorkspace({ root, source, baseCommit: task.base_commit, worktree });
     outcome = await setUpAndRun({ ...options, workspace, logs, deadline, facts, directory });
   } catch (error) {
     outcome = { status: "error", exitCode: null, error: errorOf("workspace", error) };
@@ -136,6 +142,7 @@ async function setUpAndRun(
     HOME: workspace.home,
     TMPDIR: workspace.tmp,
     ...task.env,
+    ...workspace.gitEnv,
   };
   const common = { cwd: workspace.dir, env, deadline: options.deadline, signal: options.signal };
   if (task.setup) {

@@ -6,6 +6,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomically } from "../core/atomic-write.js";
 import type { Usage } from "../core/messages.js";
+import { pruneWorktrees } from "./worktree-workspace.js";
 
 export type TaskStatus = "success" | "failed" | "error" | "timeout" | "cancelled";
 
@@ -87,13 +88,14 @@ export function isInfrastructureError(result: TaskResult): boolean {
 
 /** Removes what an attempt killed with the batch left behind; returns the attempt it was. */
 export function clearInterruptedAttempt(directory: string): number {
-  let running: { root: string; attempt: number };
+  let running: { root: string; attempt: number; worktreeOf?: string };
   try {
     running = JSON.parse(readFileSync(join(directory, RUNNING_FILE), "utf8"));
   } catch {
     return 0;
   }
   rmSync(running.root, { recursive: true, force: true });
+  if (running.worktreeOf) pruneWorktrees(running.worktreeOf);
   rmSync(join(directory, RUNNING_FILE), { force: true });
   return running.attempt;
 }

@@ -1,27 +1,33 @@
-// A fresh place for each attempt: its own clone of the task's repository at the base commit
-// (never a shared worktree, so no attempt sees another's files or branches), its own HOME and
-// temp dir, all under one folder that is removed afterwards. What the agent changed is the
-// difference between the tree after setup and the tree at the end, untracked files included.
+// A fresh place for each attempt, all under one folder that is removed afterwards: the task's
+// repository at the base commit, its own HOME and temp dir. A local repository is checked out
+// as a detached worktree of it (worktree-workspace.ts), which copies nothing; a URL's mirror,
+// or any repository with `--isolation clone`, is cloned, which shares nothing. Either way no
+// attempt sees another's files. What the agent changed is the difference between the tree
+// after setup and the tree at the end, untracked files included.
 
-import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { copyFile, mkdir, mkdtemp, rename, rm, stat, writeFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
-import { promisify } from "node:util";
+import { git, WorkspaceError } from "./workspace-git.js";
+import { addWorktree, removeWorktree } from "./worktree-workspace.js";
 
-const run = promisify(execFile);
+/** How an attempt gets its own copy of a local repository (`--isolation`). */
+export type Isolation = "worktree" | "clone";
+export const ISOLATIONS: readonly Isolation[] = ["worktree", "clone"];
 
 export interface Workspace {
   /** The folder holding everything below; removing it removes the attempt's every file. */
   root: string;
-  /** Where the agent works: the clone, or an empty repository. */
+  /** Where the agent works: the worktree, the clone, or an empty repository. */
   dir: string;
   home: string;
   tmp: string;
-}
-
-export class WorkspaceError extends Error {
-  override name = "WorkspaceError";
+  /** The index git keeps for `dir`, which the snapshots start from. */
+  indexFile: string;
+  /** For a worktree: the repository it belongs to. */
+  worktreeOf?: string;
+  /** What the attempt's git needs set (a worktree's guard hooks); empty for a clone. */
+  gitEnv: Record<string, string>;
 }
 
 /** Identity for commits made in a workspace: the attempt's HOME has no git config of its own. */
@@ -34,31 +40,42 @@ export function workspaceRoot(parent: string, id: string): string {
 
 /**
  * Makes the attempt's folders under `root` and checks out the repository. `source` is what
- * `localSource` returned for the task's repo, or undefined for an empty workspace.
+ * `localSource` returned for the task's repo, or undefined for an empty workspace; `worktree`
+ * says to check it out as a worktree of it rather than a clone.
  */
 export async function createWorkspace(options: {
   root: string;
   source: string | undefined;
   baseCommit: string | undefined;
+  worktree: boolean;
 }): Promise<Workspace> {
-  const { root } = options;
+  const { root, source, baseCommit } = options;
   await mkdir(root, { recursive: true });
-  const workspace = {
+  const dir = join(root, "workspace");
+  const workspace: Workspace = {
     root,
-    dir: join(root, "workspace"),
+    dir,
     home: join(root, "home"),
     tmp: join(root, "tmp"),
+    indexFile: join(dir, ".git", "index"),
+    gitEnv: {},
   };
   try {
     await mkdir(workspace.home);
     await mkdir(workspace.tmp);
     await writeFile(join(workspace.home, ".gitconfig"), GIT_CONFIG);
-    const clone = ["clone", "--quiet", "--local"];
-    if (options.source && options.baseCommit) {
-      await git(root, [...clone, "--no-checkout", options.source, "workspace"]);
-      await git(workspace.dir, ["checkout", "--quiet", "--detach", options.baseCommit]);
-    } else if (options.source) {
-      await git(root, [...clone, options.source, "workspace"]);
+    // A local path is cloned locally anyway (hard links where it can); an explicit --local
+    // would make git fail, not copy, when the work dir is on another file system.
+    const clone = ["clone", "--quiet"];
+    if (source && options.worktree) {
+      const hooks = join(root, "git-hooks");
+      const attached = await addWorktree({ repository: source, dir, hooks, baseCommit });
+      Object.assign(workspace, { ...attached, worktreeOf: source });
+    } else if (source && baseCommit) {
+      await git(root, [...clone, "--no-checkout", source, "workspace"]);
+      await git(dir, ["checkout", "--quiet", "--detach", baseCommit]);
+    } else if (source) {
+      await git(root, [...clone, source, "workspace"]);
     } else {
       await git(root, ["init", "--quiet", "workspace"]);
     }
@@ -70,6 +87,7 @@ export async function createWorkspace(options: {
 }
 
 export async function removeWorkspace(workspace: Workspace): Promise<void> {
+  if (workspace.worktreeOf) await removeWorktree(workspace.worktreeOf, workspace.dir);
   await rm(workspace.root, { recursive: true, force: true, maxRetries: 3 });
 }
 
@@ -111,7 +129,7 @@ export async function changesSince(workspace: Workspace, tree: string): Promise<
  */
 async function stageEverything(workspace: Workspace): Promise<void> {
   const env = privateIndex(workspace);
-  await copyFile(join(workspace.dir, ".git", "index"), env.GIT_INDEX_FILE).catch(() => undefined);
+  await copyFile(workspace.indexFile, env.GIT_INDEX_FILE).catch(() => undefined);
   await git(workspace.dir, ["add", "--all"], env);
 }
 
@@ -119,12 +137,17 @@ function privateIndex(workspace: Workspace): NodeJS.ProcessEnv & { GIT_INDEX_FIL
   return { ...process.env, GIT_INDEX_FILE: join(workspace.root, "snapshot.index") };
 }
 
+/** Whether a task's `repo` names a repository on this machine rather than a URL. */
+export function isLocalRepository(repo: string): boolean {
+  return isAbsolute(repo) || repo.startsWith(".");
+}
+
 /**
- * A local path to clone from. Local repositories are used as they are; a URL is cloned once
- * into `cache` as a mirror that every task of the batch clones from.
+ * A local path to check out from. Local repositories are used as they are; a URL is cloned
+ * once into `cache` as a mirror that every task of the batch clones from.
  */
 export async function localSource(repo: string, base: string, cache: string): Promise<string> {
-  if (isAbsolute(repo) || repo.startsWith(".")) {
+  if (isLocalRepository(repo)) {
     const path = resolve(base, repo);
     if (!(await exists(path))) throw new WorkspaceError(`repository ${path} does not exist`);
     return path;
@@ -141,21 +164,6 @@ export async function localSource(repo: string, base: string, cache: string): Pr
     await rm(incoming, { recursive: true, force: true });
   }
   return mirror;
-}
-
-async function git(cwd: string, args: string[], env?: NodeJS.ProcessEnv): Promise<string> {
-  try {
-    const { stdout } = await run("git", args, {
-      cwd,
-      env: env ?? process.env,
-      maxBuffer: 1024 * 1024 * 1024,
-    });
-    return stdout;
-  } catch (error) {
-    const { stderr, message } = error as { stderr?: string; message: string };
-    const reason = (stderr || message).trim().split("\n").at(-1);
-    throw new WorkspaceError(`git ${args[0]} failed: ${reason}`);
-  }
 }
 
 function exists(path: string): Promise<boolean> {

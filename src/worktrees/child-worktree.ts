@@ -28,6 +28,6 @@ export async function openChildWorktree(cwd: string, agentName: string): Promise
     warning: worktree.leftBehind
       ? `The parent's tree has uncommitted changes: the agent started from HEAD ${worktree.base}, without them.`
       : null,
-    finish: (message) => worktree.finish(message),
+    finish: async (message) => (await worktree.finish(message)).said,
   };
 }

@@ -9,7 +9,7 @@ import { ConfigError } from "../core/errors.js";
 import { EXIT } from "../core/exit-codes.js";
 import { plural } from "../core/wording.js";
 import { git, gitOrNull } from "./git.js";
-import { WORKTREES_DIRECTORY } from "./worktree.js";
+import { removeWorktree, WORKTREES_DIRECTORY } from "./worktree.js";
 
 const USAGE = "Usage: agentloop worktree list | remove NAME [--force] [--cwd DIR]";
 
@@ -47,8 +47,7 @@ export async function runWorktreeCommand(options: {
       return EXIT.runtimeError;
     }
   }
-  await git(root, ["worktree", "remove", "--force", path]);
-  await gitOrNull(root, ["branch", "-D", "--quiet", branch]);
+  await removeWorktree(root, path, branch);
   options.stdout(`Removed the worktree ${path} and the branch ${branch}.`);
   return EXIT.done;
 }

@@ -30,7 +30,15 @@ export interface Worktree {
    * Commits what changed (with `commitMessage`; else leaves it as it is), then removes a
    * worktree with no changes and its branch; says what became of it.
    */
-  finish(commitMessage?: string): Promise<string>;
+  finish(commitMessage?: string): Promise<Settled>;
+  /** Removes the worktree and its branch, changes and all: only once the person said so. */
+  discard(): Promise<void>;
+}
+
+/** What became of a worktree at its end: kept (with changes) or removed, in words. */
+export interface Settled {
+  kept: boolean;
+  said: string;
 }
 
 /** A refusal the person can act on, in one sentence (for the CLI, a usage error: exit 2). */
@@ -80,6 +88,7 @@ export function openWorktree(
       base: base.slice(0, 7),
       leftBehind: dirty,
       finish: (message) => serially(() => finish(root, path, branch, base, message)),
+      discard: () => serially(() => removeWorktree(root, path, branch)),
     };
   });
 }
@@ -113,7 +122,7 @@ async function finish(
   branch: string,
   base: string,
   commitMessage: string | undefined,
-): Promise<string> {
+): Promise<Settled> {
   if (commitMessage !== undefined) {
     await git(path, ["add", "--all"]);
     if ((await git(path, ["diff", "--cached", "--name-only"])) !== "") {
@@ -126,14 +135,19 @@ async function finish(
   const uncommitted = (await git(path, ["status", "--porcelain"])).split("\n");
   const head = await git(path, ["rev-parse", "HEAD"]);
   if (head === base && uncommitted.every((line) => line === "")) {
-    await git(root, ["worktree", "remove", "--force", path]);
-    await git(root, ["branch", "-D", "--quiet", branch]);
-    return "worktree removed: no changes";
+    await removeWorktree(root, path, branch);
+    return { kept: false, said: "worktree removed: no changes" };
   }
   const files = new Set([...committed, ...uncommitted.map((line) => line.slice(3))]);
   files.delete("");
   const changed =
     files.size === 0 ? "commits but no file changed" : `${plural(files.size, "file")} changed`;
   const pending = uncommitted.some((line) => line !== "") ? ", not committed" : "";
-  return `worktree ${path}, branch ${branch}, ${changed}${pending}`;
+  return { kept: true, said: `worktree ${path}, branch ${branch}, ${changed}${pending}` };
+}
+
+/** The worktree at `path` and its branch, gone whatever they hold. */
+export async function removeWorktree(root: string, path: string, branch: string): Promise<void> {
+  await git(root, ["worktree", "remove", "--force", path]);
+  await gitOrNull(root, ["branch", "-D", "--quiet", branch]);
 }
