@@ -145,7 +145,7 @@ describe.each(["anthropic", "openai", "responses"] as const)(
     it("offers the agent tool in a default session's first request", async () => {
       const { code, sent } = await run([reply(text("Hello."))], ["say hello"]);
       expect(code).toBe(0);
-      expect(sent[0]?.tools).toEqual(["bash", "read", "write", "edit", "agent"]);
+      expect(sent[0]?.tools).toEqual(["bash", "read", "write", "edit", "agent", "web_search"]);
     });
 
     it("starts the child with only its prompt and no agent tool, and returns its text and a status line", async () => {

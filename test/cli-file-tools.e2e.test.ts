@@ -69,6 +69,7 @@ describe("file tools through the CLI", () => {
       "write",
       "edit",
       "agent",
+      "web_search",
     ]);
     expect(lastResults(sent[1] as Body)).toEqual([
       expect.objectContaining({
@@ -146,12 +147,14 @@ describe("file tools through the CLI", () => {
     const before = model.requestCount();
     const run = await runCli(["-p", "hi"], { env, cwd: sandbox.workspace });
     expect(run.code).toBe(0);
+    // The default set (web_search is Anthropic's server tool, named as the API names it).
     expect(bodies(model)[before]?.tools?.map((tool) => tool.name)).toEqual([
       "bash",
       "read",
       "write",
       "edit",
       "agent",
+      "web_search",
     ]);
   });
 });

@@ -64,7 +64,14 @@ describe("the todo_write tool", () => {
     });
     expect(run.code).toBe(0);
     const sent = JSON.parse(model.requests().at(-1)?.body ?? "{}") as { tools: { name: string }[] };
-    expect(sent.tools.map((tool) => tool.name)).toEqual(["bash", "read", "write", "edit", "agent"]);
+    expect(sent.tools.map((tool) => tool.name)).toEqual([
+      "bash",
+      "read",
+      "write",
+      "edit",
+      "agent",
+      "web_search",
+    ]);
   });
 
   it("returns a valid list as short text, streams a todos event and ends the result with it", async () => {

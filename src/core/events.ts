@@ -90,6 +90,11 @@ export interface PartEvent {
   usage?: Usage;
   /** The model that request went to; without it, the session's. */
   model?: string;
+  /**
+   * What the part's doing cost beyond tokens, in US dollars (a provider's web search, priced per
+   * search): the session adds it to its cost, as it adds the price of `usage`.
+   */
+  dollars?: number;
 }
 
 /** A background task (s11) started, was told to the model as ended, or was stopped. */
@@ -209,6 +214,11 @@ export function requestUsage(event: LoopEvent): Usage | null {
   if (event.type === "compaction" && event.kind === "summary") return event.usage;
   if (event.type === "part") return event.usage ?? null;
   return null;
+}
+
+/** What an event cost beyond the tokens of a request (PartEvent.dollars); 0 for the rest. */
+export function dollarsBeyondTokens(event: LoopEvent): number {
+  return event.type === "part" ? (event.dollars ?? 0) : 0;
 }
 
 /** The model that priced the request `requestUsage` found, when it is not the session's own. */
