@@ -10,6 +10,7 @@ import type { Usage } from "../src/core/messages.js";
 import { costOf } from "../src/session/cost.js";
 import {
   type FakeModel,
+  firstRequestOf,
   freshSandbox,
   jsonLines,
   runCli,
@@ -93,15 +94,7 @@ describe("web search on OpenAI's Responses API", () => {
   });
 
   it("is not offered when --tools leaves it out", async () => {
-    const sandbox = freshSandbox();
-    model.script([reply(text("No search."))]);
-    const before = model.requestCount();
-    const run = await runCli([...model.flags, "--tools", "read", "-p", "hi"], {
-      env: { ...sandbox.env, ...model.env() },
-      cwd: sandbox.workspace,
-    });
-    expect(run.code).toBe(0);
-    const sent = JSON.parse(model.requests()[before]?.body ?? "{}") as Body;
+    const sent = await firstRequestOf<Body>(model, ["--tools", "read"]);
     expect(sent.tools?.map((tool) => tool.type)).toEqual(["function"]);
     expect(sent.include ?? []).not.toContain("web_search_call.action.sources");
   });

@@ -8,7 +8,13 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Usage } from "../src/core/messages.js";
 import { costOf } from "../src/session/cost.js";
-import { type FakeModel, freshSandbox, runCli, startFakeModel } from "./support/cli-harness.js";
+import {
+  type FakeModel,
+  firstRequestOf,
+  freshSandbox,
+  runCli,
+  startFakeModel,
+} from "./support/cli-harness.js";
 import { reply, text, toolUse, webSearch } from "./support/fake-anthropic-server.js";
 
 type Body = { tools?: Record<string, unknown>[]; messages?: { role: string; content: unknown }[] };
@@ -91,15 +97,7 @@ describe("web search on Anthropic's API", () => {
   });
 
   it("is not offered when the tools list leaves it out", async () => {
-    const sandbox = freshSandbox();
-    model.script([reply(text("No search."))]);
-    const before = model.requestCount();
-    const run = await runCli(["--tools", "bash,read", "-p", "hi"], {
-      env: { ...sandbox.env, ...model.env() },
-      cwd: sandbox.workspace,
-    });
-    expect(run.code).toBe(0);
-    const sent = JSON.parse(model.requests()[before]?.body ?? "{}") as Body;
+    const sent = await firstRequestOf<Body>(model, ["--tools", "bash,read"]);
     expect((sent.tools ?? []).map((tool) => tool.name)).toEqual(["bash", "read"]);
   });
 });
@@ -112,15 +110,7 @@ describe("web search elsewhere", () => {
   afterAll(() => model.close());
 
   it("is not offered on Chat Completions", async () => {
-    const sandbox = freshSandbox();
-    model.script([reply(text("No search here."))]);
-    const before = model.requestCount();
-    const run = await runCli([...model.flags, "--tools", "read,web_search", "-p", "search"], {
-      env: { ...sandbox.env, ...model.env() },
-      cwd: sandbox.workspace,
-    });
-    expect(run.code).toBe(0);
-    const sent = JSON.parse(model.requests()[before]?.body ?? "{}") as Body;
+    const sent = await firstRequestOf<Body>(model, ["--tools", "read,web_search"]);
     const names = (sent.tools ?? []).map((tool) => (tool.function as { name: string }).name);
     expect(names).toEqual(["read"]);
   });

@@ -19,20 +19,19 @@ const opaque = (item: Record<string, unknown>): AssistantBlock => ({
   item,
 });
 
+/** Anthropic's two blocks of one search: the query asked, then its result (or error). */
+const anthropicSearch = (query: string, content: unknown): AssistantBlock[] => [
+  opaque({ type: "server_tool_use", id: "s1", name: "web_search", input: { query } }),
+  opaque({ type: "web_search_tool_result", tool_use_id: "s1", content }),
+];
+
 describe("each web search in a reply is an event", () => {
   it("names the query and says when the search failed, with the API's error code", () => {
     const events = searchEvents(
       answer(
-        opaque({
-          type: "server_tool_use",
-          id: "s1",
-          name: "web_search",
-          input: { query: "node 20 fetch" },
-        }),
-        opaque({
-          type: "web_search_tool_result",
-          tool_use_id: "s1",
-          content: { type: "web_search_tool_result_error", error_code: "max_uses_exceeded" },
+        ...anthropicSearch("node 20 fetch", {
+          type: "web_search_tool_result_error",
+          error_code: "max_uses_exceeded",
         }),
         { type: "text", text: "I could not search more." },
       ),
@@ -51,17 +50,9 @@ describe("each web search in a reply is an event", () => {
   it("names what an Anthropic search found, with its price in the event's dollars", () => {
     const events = searchEvents(
       answer(
-        opaque({
-          type: "server_tool_use",
-          id: "s1",
-          name: "web_search",
-          input: { query: "undici" },
-        }),
-        opaque({
-          type: "web_search_tool_result",
-          tool_use_id: "s1",
-          content: [{ type: "web_search_result", title: "Undici", url: "https://a.test/undici" }],
-        }),
+        ...anthropicSearch("undici", [
+          { type: "web_search_result", title: "Undici", url: "https://a.test/undici" },
+        ]),
       ),
     );
     expect(events.map((event) => [event.line, event.dollars])).toEqual([
