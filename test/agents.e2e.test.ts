@@ -13,6 +13,7 @@ import { parseSession } from "../src/session/session-file.js";
 import {
   type FakeModel,
   freshSandbox,
+  HOSTED_DEFAULT_TOOLS,
   onlySession,
   type Protocol,
   runCli,
@@ -83,7 +84,10 @@ function sentBy(protocol: Protocol, json: string): Sent {
           .map((part) => part.text)
           .join("\n");
   return {
-    tools: (body.tools ?? []).map((tool: { name: string }) => tool.name),
+    // A hosted tool (the web search) has no name: its type names it.
+    tools: (body.tools ?? []).map(
+      (tool: { name?: string; type: string }) => tool.name ?? tool.type,
+    ),
     system: body.instructions ?? "",
     items: body.input.length,
     firstUserText: content(users[0]),
@@ -145,7 +149,12 @@ describe.each(["anthropic", "openai", "responses"] as const)(
     it("offers the agent tool in a default session's first request", async () => {
       const { code, sent } = await run([reply(text("Hello."))], ["say hello"]);
       expect(code).toBe(0);
-      expect(sent[0]?.tools).toEqual(["bash", "read", "write", "edit", "agent"]);
+      // The provider's search is offered where the API runs it: not on Chat Completions.
+      const offered =
+        protocol === "openai"
+          ? HOSTED_DEFAULT_TOOLS.filter((name) => name !== "web_search")
+          : HOSTED_DEFAULT_TOOLS;
+      expect(sent[0]?.tools).toEqual(offered);
     });
 
     it("starts the child with only its prompt and no agent tool, and returns its text and a status line", async () => {

@@ -5,7 +5,13 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeModel, freshSandbox, runCli, startFakeModel } from "./support/cli-harness.js";
+import {
+  type FakeModel,
+  freshSandbox,
+  HOSTED_DEFAULT_TOOLS,
+  runCli,
+  startFakeModel,
+} from "./support/cli-harness.js";
 import { reply, text, toolUse } from "./support/fake-anthropic-server.js";
 
 interface Body {
@@ -63,13 +69,7 @@ describe("file tools through the CLI", () => {
     expect(run.stdout.trim()).toBe("Done.");
 
     const sent = bodies(model).slice(before);
-    expect(sent[0]?.tools?.map((tool) => tool.name)).toEqual([
-      "bash",
-      "read",
-      "write",
-      "edit",
-      "agent",
-    ]);
+    expect(sent[0]?.tools?.map((tool) => tool.name)).toEqual(HOSTED_DEFAULT_TOOLS);
     expect(lastResults(sent[1] as Body)).toEqual([
       expect.objectContaining({
         content: '     1\tconsole.log("hello");\n     2\tconsole.log("bye");',
@@ -146,12 +146,7 @@ describe("file tools through the CLI", () => {
     const before = model.requestCount();
     const run = await runCli(["-p", "hi"], { env, cwd: sandbox.workspace });
     expect(run.code).toBe(0);
-    expect(bodies(model)[before]?.tools?.map((tool) => tool.name)).toEqual([
-      "bash",
-      "read",
-      "write",
-      "edit",
-      "agent",
-    ]);
+    // The default set (web_search is Anthropic's server tool, named as the API names it).
+    expect(bodies(model)[before]?.tools?.map((tool) => tool.name)).toEqual(HOSTED_DEFAULT_TOOLS);
   });
 });

@@ -37,7 +37,9 @@ const bodies = (model: FakeModel) =>
 
 /** What a session offers by default, before any MCP server's tools. */
 const BUILT_IN_TOOLS = ["bash", "read", "write", "edit", "agent"];
-const toolNames = (body: Body | undefined) => body?.tools?.map((tool) => tool.name) ?? [];
+/** The tools offered, but for the provider's search (offered by default, and not MCP's). */
+const toolNames = (body: Body | undefined) =>
+  body?.tools?.map((tool) => tool.name).filter((name) => name !== "web_search") ?? [];
 
 /** The tool results the last message of a request carries, by tool_use_id. */
 function lastResults(body: Body | undefined): Record<string, ToolResult> {

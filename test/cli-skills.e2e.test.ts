@@ -83,6 +83,7 @@ describe("skills, commands and project memory", () => {
       "edit",
       "skill",
       "agent",
+      "web_search",
     ]);
 
     // A tool set chosen without the skill tool leaves out the catalog too.

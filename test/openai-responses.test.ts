@@ -349,4 +349,11 @@ describe("the Responses provider's failures", () => {
     await expect(drain(stream)).rejects.toThrow();
     expect(server.requests).toHaveLength(1);
   });
+
+  it("runs the hosted web search on OpenAI's own API, and not on another server's Responses API", () => {
+    const options = { apiKey: "k", baseURL: "http://127.0.0.1:9/v1", model: MODEL };
+    expect(createResponsesProvider(options).webSearch).toBe(true);
+    expect(createResponsesProvider({ ...options, name: "openai" }).webSearch).toBe(true);
+    expect(createResponsesProvider({ ...options, name: "openrouter" }).webSearch).toBe(false);
+  });
 });

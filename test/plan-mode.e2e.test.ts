@@ -35,7 +35,16 @@ const APPROVAL =
   /\[y\]es, go on in ask mode; \[a\]uto, go on in auto mode; or say what to change: /;
 
 /** The tools plan mode offers with the default set: todo_write and exit_plan_mode added. */
-const PLAN_TOOLS = ["agent", "bash", "edit", "exit_plan_mode", "read", "todo_write", "write"];
+const PLAN_TOOLS = [
+  "agent",
+  "bash",
+  "edit",
+  "exit_plan_mode",
+  "read",
+  "todo_write",
+  "web_search",
+  "write",
+];
 
 type Event = { type: string; [key: string]: unknown };
 
@@ -297,7 +306,7 @@ describe("plan mode in the REPL", () => {
     model.script([reply(text("Hello.")), reply(text("Planning.")), reply(text("Back."))]);
     const terminal = await startRepl(sandbox);
     await terminal.enter("hi", /Hello\./);
-    expect(sentTools(model)).toEqual(["agent", "bash", "edit", "read", "write"]);
+    expect(sentTools(model)).toEqual(["agent", "bash", "edit", "read", "web_search", "write"]);
     const on = await terminal.enter("/plan", /Plan mode on/);
     expect(on).toMatch(/the file tools write only the plan file, \/\S+\/plan\.md/);
     await terminal.enter("plan the change", /Planning\./);
@@ -308,7 +317,15 @@ describe("plan mode in the REPL", () => {
     await terminal.enter("now do it", /Back\./);
     expect(sent(2)).toContain("[agentloop: plan mode is off");
     // The todo list goes on after plan mode; exit_plan_mode does not.
-    expect(sentTools(model)).toEqual(["agent", "bash", "edit", "read", "todo_write", "write"]);
+    expect(sentTools(model)).toEqual([
+      "agent",
+      "bash",
+      "edit",
+      "read",
+      "todo_write",
+      "web_search",
+      "write",
+    ]);
     expect(await terminal.exit()).toBe(0);
     expect(recordedModes(sandbox)).toEqual(["plan", "ask"]);
     model.script([]);

@@ -57,6 +57,7 @@ describe("a project's settings before the person trusts them", () => {
     s.write(s.projectFile, SHIPPED);
     const rules = await loadPermissionRules(s);
     expect(rules).toEqual({ allow: [], ask: ["git push"], deny: ["curl"] });
+    // The project's tools wait: the default set is offered.
     expect(await chooseToolNames({ flag: undefined, ...s })).toEqual([
       "bash",
       "read",
@@ -64,6 +65,7 @@ describe("a project's settings before the person trusts them", () => {
       "edit",
       "skill",
       "agent",
+      "web_search",
     ]);
     expect(await chooseAgentDepth(s)).toBe(1);
     const project = (await readAllSettings(s))[1];

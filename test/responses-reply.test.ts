@@ -5,7 +5,8 @@ import type { ResponseStreamEvent } from "openai/resources/responses/responses";
 import { describe, expect, it } from "vitest";
 import type { ServerContext } from "../src/providers/openai-errors.js";
 import { addEvent, finishResponse, startResponse } from "../src/providers/responses-reply.js";
-import { toResponsesInput } from "../src/providers/responses-request.js";
+import { toResponsesInput, toResponsesTools } from "../src/providers/responses-request.js";
+import { webSearchSchema } from "../src/providers/server-tools.js";
 
 const server: ServerContext = {
   name: "openai",
@@ -110,6 +111,76 @@ describe("a Responses reply with reasoning between its items", () => {
     expect(() => finishResponse(reply, "gpt-6.1-sol", server.baseURL)).toThrow(
       "The reply from http://x/v1 ended before the model finished.",
     );
+  });
+});
+
+describe("a Responses reply with a hosted web search", () => {
+  const search = {
+    id: "ws_1",
+    type: "web_search_call",
+    status: "completed",
+    action: {
+      type: "search",
+      query: "node lts",
+      sources: [{ type: "url", url: "https://a.test" }],
+    },
+  };
+  const answer = {
+    id: "msg_1",
+    type: "message",
+    role: "assistant",
+    status: "completed",
+    content: [{ type: "output_text", text: "Node 24.", annotations: [] }],
+  };
+
+  function received(items: Record<string, unknown>[]) {
+    const reply = startResponse();
+    for (const event of eventsFor(items)) addEvent(reply, event, server);
+    return finishResponse(reply, "gpt-6.1-sol", server.baseURL);
+  }
+
+  it("offers the marked tool as OpenAI's hosted web_search, the others as functions", () => {
+    const tools = toResponsesTools([
+      { name: "read", description: "Read.", input_schema: { type: "object", properties: {} } },
+      { name: "web_search", description: "Search.", input_schema: webSearchSchema() },
+    ]);
+    expect(tools.map((tool) => tool.type)).toEqual(["function", "web_search"]);
+    expect(tools[1]).toEqual({ type: "web_search" });
+  });
+
+  it("keeps the web_search_call item whole and sends it back in its place, after its reasoning", () => {
+    const { message } = received([reasoning("rs_1"), search, answer]);
+    expect(message.content[1]).toEqual({ type: "opaque", protocol: "responses", item: search });
+    const input = toResponsesInput([{ role: "user", content: "go" }, message], "gpt-6.1-sol");
+    expect(input.slice(1, 3)).toEqual([reasoning("rs_1"), search]);
+    expect(input.map((item) => item.type)).toEqual([
+      "message",
+      "reasoning",
+      "web_search_call",
+      "message",
+    ]);
+  });
+
+  it("sends back the reasoning of a reply cut off after a search, which the search followed", () => {
+    const { message } = received([reasoning("rs_1"), search]);
+    const input = toResponsesInput([{ role: "user", content: "go" }, message], "gpt-6.1-sol");
+    expect(input.map((item) => item.type)).toEqual(["message", "reasoning", "web_search_call"]);
+  });
+
+  it("leaves out another model's search with its reasoning: the item's id binds it to them", () => {
+    const { message } = received([reasoning("rs_1"), search, answer]);
+    const input = toResponsesInput([{ role: "user", content: "go" }, message], "gpt-6.2-sol");
+    expect(input.map((item) => item.type)).toEqual(["message", "message"]);
+  });
+
+  it("leaves out a search item the reply was cut off in before it closed", () => {
+    const reply = startResponse();
+    const started = { id: "ws_cut", type: "web_search_call", status: "in_progress" };
+    const added = { type: "response.output_item.added", output_index: 0, item: started };
+    addEvent(reply, { ...added, sequence_number: 0 } as never, server);
+    const response = { status: "incomplete", incomplete_details: { reason: "max_output_tokens" } };
+    addEvent(reply, { type: "response.incomplete", response, sequence_number: 1 } as never, server);
+    expect(finishResponse(reply, "gpt-6.1-sol", server.baseURL).message.content).toEqual([]);
   });
 });
 

@@ -7,6 +7,7 @@ import { type Message, resultText, type ToolResultBlock } from "../src/core/mess
 import {
   type FakeModel,
   freshSandbox,
+  HOSTED_DEFAULT_TOOLS,
   onlySession,
   runCli,
   type Sandbox,
@@ -64,7 +65,7 @@ describe("the todo_write tool", () => {
     });
     expect(run.code).toBe(0);
     const sent = JSON.parse(model.requests().at(-1)?.body ?? "{}") as { tools: { name: string }[] };
-    expect(sent.tools.map((tool) => tool.name)).toEqual(["bash", "read", "write", "edit", "agent"]);
+    expect(sent.tools.map((tool) => tool.name)).toEqual(HOSTED_DEFAULT_TOOLS);
   });
 
   it("returns a valid list as short text, streams a todos event and ends the result with it", async () => {

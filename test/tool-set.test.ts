@@ -26,7 +26,7 @@ function workspaceWithSettings(settings: object | null) {
 }
 
 describe("choosing the tool set", () => {
-  it("gives bash, the three file tools, skill and agent by default", async () => {
+  it("gives bash, the three file tools, skill, agent and web_search by default", async () => {
     const where = workspaceWithSettings(null);
     expect(await chooseToolNames({ flag: undefined, ...where })).toEqual([
       "bash",
@@ -35,6 +35,7 @@ describe("choosing the tool set", () => {
       "edit",
       "skill",
       "agent",
+      "web_search",
     ]);
   });
 
@@ -71,15 +72,28 @@ describe("choosing the tool set", () => {
     ]);
   });
 
-  it("offers web_fetch and web_search only when chosen", async () => {
+  it("offers web_search by default to a hosted model only, and web_fetch only when chosen", async () => {
     const where = workspaceWithSettings(null);
     const byDefault = await chooseToolNames({ flag: undefined, ...where });
     expect(byDefault).not.toContain("web_fetch");
-    expect(byDefault).not.toContain("web_search");
+    expect(byDefault).toContain("web_search");
+    const local = await chooseToolNames({ flag: undefined, localModel: true, ...where });
+    expect(local).not.toContain("web_search");
     expect(await chooseToolNames({ flag: ["read", "web_fetch", "web_search"], ...where })).toEqual([
       "read",
       "web_fetch",
       "web_search",
+    ]);
+  });
+
+  it("turns web search off with a tools list that leaves it out, from --tools or the settings", async () => {
+    const where = workspaceWithSettings(null);
+    expect(await chooseToolNames({ flag: ["bash", "read"], ...where })).not.toContain("web_search");
+    const fromSettings = workspaceWithSettings({ tools: ["bash", "read", "agent"] });
+    expect(await chooseToolNames({ flag: undefined, ...fromSettings })).toEqual([
+      "bash",
+      "read",
+      "agent",
     ]);
   });
 

@@ -91,6 +91,11 @@ export interface PartEvent {
   /** The model that request went to; without it, the session's. */
   model?: string;
   /**
+   * What the part's doing cost beyond tokens, in US dollars (a provider's web search, priced per
+   * search): the session adds it to its cost, as it adds the price of `usage`.
+   */
+  dollars?: number;
+  /**
    * How the event moved the history, for a reader replaying the session file (the viewer):
    * `mark` names the history as it stands here (a checkpoint before a prompt); `backTo` says it
    * went back to the history a mark named (a rewind of the conversation).
@@ -215,6 +220,11 @@ export function requestUsage(event: LoopEvent): Usage | null {
   if (event.type === "compaction" && event.kind === "summary") return event.usage;
   if (event.type === "part") return event.usage ?? null;
   return null;
+}
+
+/** What an event cost beyond the tokens of a request (PartEvent.dollars); 0 for the rest. */
+export function dollarsBeyondTokens(event: LoopEvent): number {
+  return event.type === "part" ? (event.dollars ?? 0) : 0;
 }
 
 /** The model that priced the request `requestUsage` found, when it is not the session's own. */

@@ -39,6 +39,8 @@ export interface Provider {
   readonly maxOutputTokens?: number;
   /** The model's context window in tokens, when the provider knows it (a local model does). */
   readonly contextWindow?: number;
+  /** The API runs a web search on its own servers, offered as src/providers/server-tools.ts says. */
+  readonly webSearch?: boolean;
   stream(request: ModelRequest): AsyncGenerator<StreamEvent, ModelReply, void>;
   /** Frees what the provider holds (a loaded model) when the session ends. */
   dispose?(): Promise<void>;

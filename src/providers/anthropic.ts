@@ -46,6 +46,7 @@ import type {
 } from "./provider.js";
 import { type RetryPolicy, withRetries } from "./retry.js";
 import { onceEach, withSdkWarnings } from "./sdk-warnings.js";
+import { isWebSearch } from "./server-tools.js";
 import type { ThinkingOptions } from "./thinking-options.js";
 
 export interface AnthropicProviderOptions {
@@ -111,6 +112,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
   return {
     name: "anthropic",
     model: options.model,
+    webSearch: true,
     get maxOutputTokens() {
       return maxTokens;
     },
@@ -320,27 +322,6 @@ function toolsWithBreakpoint(tools: ToolDefinition[]): ToolUnion[] {
         }),
     ...(index === tools.length - 1 && { cache_control: EPHEMERAL }),
   }));
-}
-
-/**
- * A tool Anthropic runs on its own servers (its web search) is offered through the Tool seam like
- * any other, so that --tools, the toolbox's list and the parts see it, with this mark on its
- * input schema (src/web/web-search.ts): the request carries the server tool in its place.
- */
-const SERVER_TOOL_MARK = "x-agentloop-server-tool";
-
-/** The schema that marks a tool as Anthropic's web search, run by the API, never by agentloop. */
-export function webSearchSchema(): ToolDefinition["input_schema"] {
-  return {
-    type: "object",
-    properties: {},
-    [SERVER_TOOL_MARK]: "anthropic_web_search",
-  } as ToolDefinition["input_schema"];
-}
-
-function isWebSearch(definition: ToolDefinition): boolean {
-  const schema = definition.input_schema as unknown as Record<string, unknown>;
-  return schema[SERVER_TOOL_MARK] === "anthropic_web_search";
 }
 
 /**

@@ -17,7 +17,7 @@ import { toResponsesInput, toResponsesTools } from "./responses-request.js";
 export type ResponsesProviderOptions = OpenAIProviderOptions;
 
 export function createResponsesProvider(options: ResponsesProviderOptions): Provider {
-  return createOpenAIFamilyProvider(
+  const provider = createOpenAIFamilyProvider(
     options,
     "responses",
     (client, server) => (request, messages) => {
@@ -35,11 +35,17 @@ export function createResponsesProvider(options: ResponsesProviderOptions): Prov
       }
       if (request.system !== "") body.instructions = request.system;
       if (request.tools.length > 0) body.tools = toResponsesTools(request.tools);
+      // The sources a search read, for the event that shows it (src/web/web-search.ts).
+      if (body.tools?.some((tool) => tool.type === "web_search")) {
+        body.include = [...(body.include ?? []), "web_search_call.action.sources"];
+      }
       if (request.toolChoice === "none" && body.tools) body.tool_choice = "none";
       if (options.maxTokens !== undefined) body.max_output_tokens = options.maxTokens;
       return (signal, alive) => streamOnce(client, body, server, signal, alive);
     },
   );
+  // OpenAI's own API runs the hosted web search; a compatible server's Responses API may not.
+  return { ...provider, webSearch: (options.name ?? "openai") === "openai" };
 }
 
 /**

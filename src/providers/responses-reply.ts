@@ -18,6 +18,11 @@ type OutputItem =
   | { type: "reasoning"; item: Record<string, unknown> | null; summary: string[] }
   | { type: "message"; text: string; refusal: string }
   | { type: "function_call"; callId: string; name: string; arguments: string }
+  /**
+   * A hosted web search (`web_search_call`), kept whole once closed, to be sent back as it is
+   * (https://developers.openai.com/api/docs/guides/tools-web-search, output and citations).
+   */
+  | { type: "web_search_call"; item: Record<string, unknown> | null }
   /** Items of hosted tools we never ask for; nothing of them is kept. */
   | { type: "other" };
 
@@ -137,6 +142,8 @@ function fromItem(
       const args = item.arguments || (before?.type === "function_call" ? before.arguments : "");
       return { type: "function_call", callId: item.call_id, name: item.name, arguments: args };
     }
+    case "web_search_call":
+      return { type: "web_search_call", item: closed ? { ...item } : null };
     default:
       return { type: "other" };
   }
@@ -196,6 +203,10 @@ export function finishResponse(
           name: item.name,
           input: parseArguments(item.arguments),
         });
+        break;
+      case "web_search_call":
+        // Shown as the web part's event (src/web/web-search.ts); cut off unclosed, it is left out.
+        if (item.item) content.push({ type: "opaque", protocol: "responses", item: item.item });
         break;
       case "other":
         break;

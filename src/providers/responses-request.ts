@@ -13,6 +13,7 @@ import type {
   ResponseFunctionCallOutputItemList,
   ResponseFunctionToolCall,
   ResponseInputItem,
+  WebSearchTool,
 } from "openai/resources/responses/responses";
 import type {
   AssistantBlock,
@@ -24,6 +25,7 @@ import type {
 } from "../core/messages.js";
 import { argumentsOf, dataUrl, joinText } from "./openai-request.js";
 import type { ToolDefinition } from "./provider.js";
+import { isWebSearch } from "./server-tools.js";
 
 /**
  * `model` is the request's: reasoning belongs to the model that wrote it, so an assistant
@@ -44,16 +46,24 @@ export function toResponsesInput(messages: Message[], model: string): ResponseIn
  * on every object (https://developers.openai.com/api/docs/guides/function-calling, strict
  * mode). Our tools have optional parameters (bash's `timeout`) and MCP servers bring schemas
  * of their own; the toolbox validates every input itself and answers a bad one with an error.
+ * The web search tool goes as OpenAI's hosted `web_search`, which runs on OpenAI's servers
+ * (https://developers.openai.com/api/docs/guides/tools-web-search).
  */
-export function toResponsesTools(tools: ToolDefinition[]): FunctionTool[] {
-  return tools.map((tool) => ({
-    type: "function",
-    name: tool.name,
-    description: tool.description,
-    parameters: { ...tool.input_schema },
-    strict: false,
-  }));
+export function toResponsesTools(tools: ToolDefinition[]): (FunctionTool | WebSearchTool)[] {
+  return tools.map((tool) =>
+    isWebSearch(tool)
+      ? WEB_SEARCH
+      : {
+          type: "function",
+          name: tool.name,
+          description: tool.description,
+          parameters: { ...tool.input_schema },
+          strict: false,
+        },
+  );
 }
+
+const WEB_SEARCH: WebSearchTool = { type: "web_search" };
 
 function assistantItems(message: AssistantMessage, model: string): ResponseInputItem[] {
   const ownReasoning = message.model === undefined || message.model === model;
@@ -68,11 +78,13 @@ function assistantItems(message: AssistantMessage, model: string): ResponseInput
         break;
       case "opaque":
         // A reasoning item must be followed by the item it led to; one whose reply was cut off
-        // before anything else came is left out, or the API rejects the request.
+        // before anything else came is left out, or the API rejects the request. A hosted
+        // search's item (web_search_call) goes back as it came, with its model's reasoning: its
+        // id binds it to that reasoning, as a call's would.
         if (
           block.protocol === "responses" &&
           ownReasoning &&
-          leadsSomewhere(message.content, index)
+          (block.item.type !== "reasoning" || leadsSomewhere(message.content, index))
         ) {
           items.push(block.item as unknown as ResponseInputItem);
         }
@@ -89,7 +101,12 @@ function assistantItems(message: AssistantMessage, model: string): ResponseInput
 function leadsSomewhere(content: AssistantBlock[], index: number): boolean {
   return content
     .slice(index + 1)
-    .some((block) => block.type === "text" || block.type === "tool_use");
+    .some(
+      (block) =>
+        block.type === "text" ||
+        block.type === "tool_use" ||
+        (block.type === "opaque" && block.item.type !== "reasoning"),
+    );
 }
 
 function assistantText(text: string): EasyInputMessage {

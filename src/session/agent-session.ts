@@ -5,7 +5,13 @@
 import { dirname, join } from "node:path";
 import type { Compaction } from "../compaction/compaction.js";
 import { ConfigError } from "../core/errors.js";
-import { type LoopEvent, type LoopStop, requestModel, requestUsage } from "../core/events.js";
+import {
+  dollarsBeyondTokens,
+  type LoopEvent,
+  type LoopStop,
+  requestModel,
+  requestUsage,
+} from "../core/events.js";
 import { type Limit, maxCostLimit, repeatedCallLimit } from "../core/limits.js";
 import {
   addUsage,
@@ -141,6 +147,7 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
   /** Every event is on disk, and its tokens counted, before the next one is produced. */
   const count = (event: LoopEvent) => {
     const inner = event.type === "subagent" ? event.event : event;
+    if (cost !== null) cost += dollarsBeyondTokens(inner);
     const used = requestUsage(inner);
     if (!used) return;
     usage = addUsage(usage, used);

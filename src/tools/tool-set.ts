@@ -5,7 +5,9 @@
 // `skill` (s07) is in the default set, and offered only when there is a skill the model may load.
 // The agent tool (s06) is offered by default to a hosted model, as every agent people use offers
 // its subagent tool; a local model's window is small, so it gets it only when chosen.
-// web_fetch and web_search (src/web/) are offered only when chosen.
+// web_search (src/web/) is in a hosted model's default set: the web part offers it only where
+// the API runs the search (Anthropic's, OpenAI's Responses), so Chat Completions gets none.
+// web_fetch is offered only when chosen.
 
 import { ConfigError } from "../core/errors.js";
 import { readAllSettings } from "../core/project-settings.js";
@@ -33,9 +35,12 @@ export async function chooseToolNames(input: {
 }): Promise<ToolName[]> {
   if (input.flag) return validNames(input.flag, "--tools");
   const local = input.localModel === true;
+  const hostedOnly = ["agent", "web_search"];
   let chosen: ToolName[] = TOOL_NAMES.filter(
     (name) =>
-      (name !== "todo_write" || local) && (name !== "agent" || !local) && !name.startsWith("web_"),
+      (name !== "todo_write" || local) &&
+      !(local && hostedOnly.includes(name)) &&
+      name !== "web_fetch",
   );
   for (const { file, settings } of await readAllSettings(input)) {
     if (settings.tools === undefined) continue;

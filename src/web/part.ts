@@ -25,8 +25,8 @@ export interface WebPartOptions extends GateOptions {
   search: boolean;
   /** From the user's settings (web-settings.ts). */
   allowHosts: readonly string[];
-  /** Where binary downloads go; removed when the session closes. */
-  downloads: string;
+  /** Where binary downloads go (with `fetch`); removed when the session closes. */
+  downloads?: string;
   /** For tests: a resolver that maps made-up names, and shorter limits. */
   resolve?: AddressPolicy["resolve"];
   limits?: Partial<typeof FETCH_LIMITS>;
@@ -40,7 +40,7 @@ export function createWebPart(options: WebPartOptions): SessionPart {
     fetch: { ...FETCH_LIMITS, ...options.limits, policy },
     gate: createFetchGate(options),
     pageChars: options.pageChars ?? PAGE_CHARS,
-    downloads: options.downloads,
+    downloads: options.downloads ?? "",
     onFetched({ url, status, bytes, ms }) {
       events.push({
         type: "part",
@@ -60,15 +60,14 @@ export function createWebPart(options: WebPartOptions): SessionPart {
       host = session;
     },
     // A subagent fetches under the same gate: it asks the same person, under the same rules.
-    // Search is the session's own, and only where the provider runs it (Anthropic's API).
+    // Search is the session's own, and only where the provider runs it (Anthropic's Messages
+    // API, OpenAI's Responses API): asked at each request, as /model may change the provider.
     tools: (offer) =>
-      options.search && !offer.forChild && host?.provider().name === "anthropic"
-        ? withSearch
-        : fetchOnly,
+      options.search && !offer.forChild && host?.provider().webSearch ? withSearch : fetchOnly,
     eventsBefore: () => events.splice(0),
     eventsAfter: searchEvents,
     async close() {
-      rmSync(options.downloads, { recursive: true, force: true });
+      if (options.downloads) rmSync(options.downloads, { recursive: true, force: true });
       return [];
     },
   };

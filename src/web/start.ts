@@ -1,5 +1,6 @@
-// The web part as a session starts it: the user's webFetch settings read (a project's ignored,
-// and the person told so) and a directory for the files web_fetch saves.
+// The web part as a session starts it: with web_fetch, the user's webFetch settings read (a
+// project's ignored, and the person told so) and a directory for the files web_fetch saves.
+// Search alone (the default on a hosted API) needs neither.
 
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,13 +22,13 @@ export interface WebStart extends Omit<GateOptions, "workspace" | "ask"> {
 }
 
 export async function startWebPart(start: WebStart): Promise<SessionPart> {
+  const gate = { mode: start.mode, rules: start.rules, workspace: start.cwd, env: start.env };
+  if (!start.fetch)
+    return createWebPart({ ...gate, fetch: false, search: start.search, allowHosts: [] });
   const settings = await readWebSettings(start.cwd, start.env);
   if (settings.ignored) start.notice(settings.ignored);
   return createWebPart({
-    mode: start.mode,
-    rules: start.rules,
-    workspace: start.cwd,
-    env: start.env,
+    ...gate,
     ask: start.io.askPermission,
     allowHosts: settings.allowHosts,
     fetch: start.fetch,

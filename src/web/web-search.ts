@@ -1,17 +1,25 @@
-// The provider's own web search: Anthropic runs it on its servers (src/providers/anthropic.ts
-// sends its server tool in place of this tool's definition, which its schema marks). agentloop neither calls it
-// nor sees its pages; what it does see is kept and shown: the searches and the results found,
-// as events after each reply that made any. Chat Completions and the local model get no search,
-// and OpenAI's hosted search on the Responses API is not offered yet (docs/web.md says why).
+// The provider's own web search, run on its servers: Anthropic's web search tool on the Messages
+// API and OpenAI's hosted web_search on the Responses API (each provider sends its server tool
+// in place of this tool's definition, which src/providers/server-tools.ts marks). agentloop
+// neither calls it nor sees its pages; what it does see is kept and shown: the searches and the
+// results found, as events after each reply that made any, each with its price, which the
+// session adds to its cost. Chat Completions and the local model get no search.
 
 import type { LoopEvent, PartEvent } from "../core/events.js";
+import type { OpaqueBlock } from "../core/messages.js";
 import type { Tool } from "../core/tool.js";
 import { plural } from "../core/wording.js";
-import { webSearchSchema } from "../providers/anthropic.js";
+import { webSearchSchema } from "../providers/server-tools.js";
 
 export const WEB_SEARCH = "web_search";
 
-/** Anthropic's price of one search: $10 per 1,000 (platform.claude.com, the tool's page). */
+/**
+ * The price of one search, the same on both APIs: $10 per 1,000 searches on Anthropic's
+ * (https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool, usage and
+ * pricing) and $10 per 1,000 calls on OpenAI's, where only a `search` action is a billed call
+ * (https://developers.openai.com/api/docs/guides/tools-web-search, output and citations;
+ * https://developers.openai.com/api/docs/pricing, built-in tools). Tokens are priced apart.
+ */
 export const SEARCH_DOLLARS = 0.01;
 
 export function createWebSearchTool(): Tool {
@@ -36,38 +44,86 @@ export function searchEvents(event: LoopEvent): PartEvent[] {
   const queries = new Map<string, string>();
   const events: PartEvent[] = [];
   for (const block of event.message.content) {
-    if (block.type !== "opaque" || block.protocol !== "anthropic") continue;
+    if (block.type !== "opaque") continue;
     const item = block.item;
-    if (item.type === "server_tool_use" && item.name === WEB_SEARCH) {
+    if (block.protocol === "responses") {
+      if (item.type === "web_search_call") events.push(responsesSearch(item));
+    } else if (item.type === "server_tool_use" && item.name === WEB_SEARCH) {
       const query = String((item.input as { query?: unknown } | undefined)?.query ?? "");
       queries.set(String(item.id), query);
     } else if (item.type === "web_search_tool_result") {
       const query = queries.get(String(item.tool_use_id)) ?? "";
       // @step web.search: Each search the provider ran in a reply is shown with what it found.
-      events.push(found(query, item.content));
+      events.push(anthropicSearch(query, item.content));
     }
   }
   return events;
 }
 
-function found(query: string, content: unknown): PartEvent {
-  const base = { type: "part", part: "web", name: "search" } as const;
+const BASE = { type: "part", part: "web", name: "search" } as const;
+
+interface Found {
+  title: string;
+  url: string;
+}
+
+/** Anthropic's result block: a list of results, or an error object with its code. */
+function anthropicSearch(query: string, content: unknown): PartEvent {
   if (!Array.isArray(content)) {
     const code = String((content as { error_code?: unknown } | null)?.error_code ?? "unknown");
-    return {
-      ...base,
-      line: `web search for "${query}" failed: ${code}`,
-      data: { query, error: code },
-    };
+    return failed(query, code);
   }
-  const results = content.map((result: { title?: unknown; url?: unknown }) => ({
-    title: String(result.title ?? ""),
-    url: String(result.url ?? ""),
-  }));
+  return searched(
+    query,
+    content.map((result: { title?: unknown; url?: unknown }) => ({
+      title: String(result.title ?? ""),
+      url: String(result.url ?? ""),
+    })),
+  );
+}
+
+/**
+ * OpenAI's `web_search_call` item: its action is a `search` (queries and, as the request asks
+ * with `include`, the sources read), or the model opening a page or finding text in it, which
+ * is not a billed call. The item says nothing of a failure but its status.
+ */
+function responsesSearch(item: OpaqueBlock["item"]): PartEvent {
+  const action = (item.action ?? {}) as {
+    type?: unknown;
+    query?: unknown;
+    queries?: unknown;
+    url?: unknown;
+    sources?: unknown;
+  };
+  const queries = Array.isArray(action.queries) ? action.queries.map(String) : [];
+  const query = queries.length > 0 ? queries.join("; ") : String(action.query ?? "");
+  if (item.status === "failed") return failed(query, "failed");
+  if (action.type !== "search") {
+    const url = String(action.url ?? "");
+    const verb = action.type === "find_in_page" ? "searched the page" : "opened";
+    return { ...BASE, line: `web search ${verb} ${url}`, data: { action: action.type, url } };
+  }
+  const sources = Array.isArray(action.sources) ? action.sources : [];
+  return searched(
+    query,
+    sources.map((source: { url?: unknown }) => ({ title: "", url: String(source.url ?? "") })),
+  );
+}
+
+function failed(query: string, code: string): PartEvent {
+  return {
+    ...BASE,
+    line: `web search for "${query}" failed: ${code}`,
+    data: { query, error: code },
+  };
+}
+
+function searched(query: string, results: Found[]): PartEvent {
   const urls = results.map((result) => result.url).join(", ");
   return {
-    ...base,
+    ...BASE,
     line: `searched the web for "${query}": ${plural(results.length, "result")}${urls ? ` (${urls})` : ""}, $${SEARCH_DOLLARS.toFixed(2)}`,
     data: { query, results, dollars: SEARCH_DOLLARS },
+    dollars: SEARCH_DOLLARS,
   };
 }

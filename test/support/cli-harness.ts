@@ -18,6 +18,9 @@ import { type ProcessOptions, type ProcessRun, runProcess } from "./run-process.
 
 export const CLI = resolve(import.meta.dirname, "../../dist/cli.js");
 
+/** The tools a hosted model's session offers by default, where there is no skill. */
+export const HOSTED_DEFAULT_TOOLS = ["bash", "read", "write", "edit", "agent", "web_search"];
+
 /** "openai" is Chat Completions, the protocol of every compatible server; "responses" OpenAI's newer one. */
 export type Protocol = "anthropic" | "openai" | "responses";
 
@@ -236,6 +239,19 @@ export function runCli(args: string[], options: ProcessOptions): Promise<Process
 }
 
 /** What `--output-format stream-json` printed: one object per line. */
+/** The first request of a run that `args` make in a fresh sandbox, the model answering "Hi.". */
+export async function firstRequestOf<Body>(model: FakeModel, args: string[]): Promise<Body> {
+  const sandbox = freshSandbox();
+  model.script([{ kind: "reply", content: [{ type: "text", text: "Hi." }] }]);
+  const before = model.requestCount();
+  const run = await runCli([...model.flags, ...args, "-p", "hi"], {
+    env: { ...sandbox.env, ...model.env() },
+    cwd: sandbox.workspace,
+  });
+  if (run.code !== 0) throw new Error(`agentloop exited ${run.code}: ${run.stderr}`);
+  return JSON.parse(model.requests()[before]?.body ?? "{}") as Body;
+}
+
 export function jsonLines<T>(stdout: string): T[] {
   return stdout
     .split("\n")

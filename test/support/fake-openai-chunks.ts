@@ -42,6 +42,11 @@ export interface FakeReply {
   usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number };
   /** A pause before each chunk, for a model that generates slowly. */
   chunkDelayMs?: number;
+  /**
+   * Responses only: the hosted web searches run before the answer, each a `web_search_call`
+   * item, and the answer's text cites the first URL found (fake-openai-search.ts).
+   */
+  searches?: { query: string; urls: string[] }[];
 }
 
 const FINISH_REASONS = {

@@ -9,6 +9,7 @@
 
 import { createHmac, randomUUID } from "node:crypto";
 import { countedUsage, type FakeBlock, type FakeReply, split } from "./fake-openai-chunks.js";
+import { citations, type IssuedSearches, searchItems } from "./fake-openai-search.js";
 
 /** The summary every reasoning item carries when the request asks for summaries. */
 export const FAKE_REASONING_SUMMARY = "Working out the next step.";
@@ -25,10 +26,12 @@ export interface IssuedReasoning {
 export interface ReasoningRegistry {
   issued: Map<string, IssuedReasoning>;
   ledBy: Map<string, string>;
+  /** The hosted web searches sent (fake-openai-search.ts). */
+  searches: IssuedSearches;
 }
 
 export function newReasoningRegistry(): ReasoningRegistry {
-  return { issued: new Map(), ledBy: new Map() };
+  return { issued: new Map(), ledBy: new Map(), searches: new Map() };
 }
 
 export interface ResponsesEvents {
@@ -108,6 +111,26 @@ export function responsesEvents(
   emit("response.output_item.done", { output_index: index, item: reasoningItem });
   output.push(reasoningItem);
 
+  for (const item of searchItems(reply, body, registry.searches)) {
+    index += 1;
+    const id = String(item.id);
+    followers.push(id);
+    registry.ledBy.set(id, reasoningId);
+    const at = { item_id: id, output_index: index };
+    const started = {
+      id,
+      type: "web_search_call",
+      status: "in_progress",
+      action: { type: "search" },
+    };
+    emit("response.output_item.added", { output_index: index, item: started });
+    for (const step of ["in_progress", "searching", "completed"]) {
+      emit(`response.web_search_call.${step}`, at);
+    }
+    emit("response.output_item.done", { output_index: index, item });
+    output.push(item);
+  }
+
   const blocks = orderedBlocks(reply.content);
   for (const [position, block] of blocks.entries()) {
     index += 1;
@@ -137,9 +160,17 @@ export function responsesEvents(
         });
       }
       if (cutOff && last) break;
+      const annotations = refusal ? [] : citations(reply, block.text);
+      for (const [annotationIndex, annotation] of annotations.entries()) {
+        emit("response.output_text.annotation.added", {
+          ...at,
+          annotation_index: annotationIndex,
+          annotation,
+        });
+      }
       const whole = refusal
         ? { type: part, refusal: block.text }
-        : { type: part, text: block.text, annotations: [] };
+        : { type: part, text: block.text, annotations };
       emit(refusal ? "response.refusal.done" : "response.output_text.done", {
         ...at,
         ...(refusal ? { refusal: block.text } : { text: block.text, logprobs: [] }),

@@ -16,6 +16,7 @@ import { onTestFinished } from "vitest";
 import { problemWithRequest } from "./chat-request-validator.js";
 import { problemWithReasoning, withReasoning } from "./fake-openai-reasoning.js";
 import { newReasoningRegistry } from "./fake-openai-responses.js";
+import { missingSearchTool } from "./fake-openai-search.js";
 import { chatFrames, type FakeTurn, responsesFrames, streamTurn } from "./fake-openai-stream.js";
 import { OVER_WINDOW_MESSAGE, overWindowFrames } from "./fake-responses-overflow.js";
 import { problemWithResponsesRequest } from "./responses-request-validator.js";
@@ -179,6 +180,9 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       return answer(turn.status, turn.message, turn.code, turn.headers);
     }
     const promptTokens = contextWindow === undefined ? undefined : tokens;
+    const noSearch =
+      api === "responses" && turn.kind !== "no_chunks" && missingSearchTool(turn, body);
+    if (noSearch) return answer(400, noSearch);
     if (api === "responses") {
       return streamTurn(res, turn, responsesFrames(turn, body, reasoning, promptTokens));
     }

@@ -2,11 +2,12 @@
 // provider gets wrong fails a test here instead of a user's session: every function_call_output
 // answers an earlier function_call and every function_call is answered; a reasoning item comes
 // back unmodified (its encrypted content intact, for the model that wrote it) and followed by
-// an item; an item the fake sent with a reasoning item never comes back without it; tools and
-// items are well formed.
+// an item; an item the fake sent with a reasoning item never comes back without it; a hosted
+// search's item comes back exactly as it went; tools and items are well formed.
 
 import { imageProblem, splitDataUrl } from "./fake-image-check.js";
 import type { ReasoningRegistry } from "./fake-openai-responses.js";
+import { HOSTED_SEARCH_TYPES, problemWithSearchItem } from "./fake-openai-search.js";
 
 interface InputItem {
   type?: unknown;
@@ -54,7 +55,13 @@ export function problemWithResponsesRequest(
 }
 
 function problemWithTool(tool: Record<string, unknown>): string | null {
-  if (tool.type !== "function") return "only function tools are supported by this fake";
+  if (HOSTED_SEARCH_TYPES.includes(String(tool.type))) {
+    const known = ["type", "filters", "search_context_size", "user_location"];
+    const unknown = Object.keys(tool).find((key) => !known.includes(key));
+    return unknown === undefined ? null : `Unknown parameter: 'tools[].${unknown}'.`;
+  }
+  if (tool.type !== "function")
+    return "only function and web_search tools are supported by this fake";
   if (typeof tool.name !== "string" || !TOOL_NAME.test(tool.name)) {
     return "Invalid 'name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.";
   }
@@ -140,6 +147,11 @@ function problemWithItem(
       return typeof item.output === "string" ? null : problemWithOutputParts(item.output, where);
     case "reasoning":
       return problemWithReasoning(item, where, next, model, registry);
+    case "web_search_call": {
+      const problem = problemWithSearchItem(item as Record<string, unknown>, registry.searches);
+      if (problem) return at(where, problem);
+      return withoutItsReasoning(item, "web_search_call", previous, registry);
+    }
     default:
       return at(`${where}.type`, `Invalid value: '${String(type)}'.`);
   }
