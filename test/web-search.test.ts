@@ -3,6 +3,7 @@ import type { LoopEvent } from "../src/core/events.js";
 import type { AssistantBlock } from "../src/core/messages.js";
 import { emptyUsage } from "../src/core/messages.js";
 import { searchEvents } from "../src/web/web-search.js";
+import { validEvent } from "./support/schemas.js";
 
 const answer = (...content: AssistantBlock[]): LoopEvent => ({
   type: "assistant_message",
@@ -58,6 +59,9 @@ describe("each web search in a reply is an event", () => {
     expect(events.map((event) => [event.line, event.dollars])).toEqual([
       ['searched the web for "undici": 1 result (https://a.test/undici), $0.01', 0.01],
     ]);
+    // stream-json prints it as it is: the schema scripts rely on takes its price.
+    for (const event of events)
+      expect(validEvent(event), JSON.stringify(validEvent.errors)).toBe(true);
   });
 
   it("shows each of OpenAI's web_search_call items: a search is priced, opening a page is not", () => {
