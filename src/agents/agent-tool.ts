@@ -111,7 +111,7 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
           type: "string",
           enum: ["worktree"],
           description:
-            "worktree: the agent works in a new git worktree on its own branch from HEAD, so several may write at once; its changes are committed on that branch.",
+            "worktree: a new git worktree and branch from HEAD, so several agents may write at once; changes are committed on it.",
         },
       },
       required: ["description", "prompt"],

@@ -9,7 +9,7 @@ import { plural } from "../core/wording.js";
 import type { AgentDefinition } from "./definition.js";
 
 const ABOUT = [
-  "Run a subagent: a fresh agent with its own history that does one task and returns only its final report, then a status line.",
+  "Run a subagent: a fresh agent with its own history that does one task and returns only its final report.",
   "Use it for searches that would fill this conversation with file reads, or for independent pieces of work; read-only agents called in one reply run at the same time.",
 ].join(" ");
 

@@ -21,7 +21,6 @@ export function buildSystemPrompt(cwd: string, facts: SessionFacts = PLAIN): str
   const base = [
     `You are agentloop, a coding agent working in ${cwd}.`,
     "Use the tools to inspect files, change them and run commands; act rather than describe.",
-    "Commands run without a terminal and cannot read input, so pass everything as arguments.",
     "When the task is done, reply with a short summary of what you did.",
   ].join("\n");
   const sections = facts.sections ?? [];

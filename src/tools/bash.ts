@@ -120,8 +120,8 @@ export function createBashTool(options: BashOptions): Tool<BashInput> {
 const backgroundProperty = {
   type: "boolean",
   description:
-    "Run it as a background task (a dev server, a watch build): returns at once with its id and output file; you are told when it ends. " +
-    `Timeout then ${DEFAULT_BACKGROUND_TIMEOUT_SECONDS / 60} min by default, at most ${MAX_BACKGROUND_TIMEOUT_SECONDS / 3600} h. Stop it with task_stop.`,
+    "Run it as a background task (a dev server, a watch build): returns its id and output file at once; you are told when it ends " +
+    `(timeout ${DEFAULT_BACKGROUND_TIMEOUT_SECONDS / 60} min by default, at most ${MAX_BACKGROUND_TIMEOUT_SECONDS / 3600} h). Stop it with task_stop.`,
 };
 
 /** The timeout asked for, or null when it is not a positive number of seconds. */
