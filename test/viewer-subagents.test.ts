@@ -65,6 +65,8 @@ describe("a subagent's run in the viewer", () => {
     expect(await fold.evaluate((node) => (node as HTMLDetailsElement).open)).toBe(false);
     await fold.locator("summary").click();
     const child = fold.locator(".subagent-run");
+    // The body is built on the "toggle" event, which the browser fires after the click.
+    await child.locator(".item").first().waitFor();
     expect(await child.locator(".item .role").allTextContents()).toEqual([
       "user",
       "assistant",
