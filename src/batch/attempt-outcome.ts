@@ -4,7 +4,7 @@
 // attempt broke, with a kind saying whether trying again could help), timeout or cancelled.
 
 import type { RunResult } from "../command-line/headless.js";
-import { type LoopEvent, requestUsage } from "../core/events.js";
+import { dollarsBeyondTokens, type LoopEvent, requestModel, requestUsage } from "../core/events.js";
 import { addUsage, emptyUsage, type Usage } from "../core/messages.js";
 import { SANDBOX_CANNOT_START } from "../sandbox/sandbox.js";
 import { costOf } from "../session/cost.js";
@@ -41,12 +41,18 @@ export function takeLine(line: string, facts: Facts, model: string): number | nu
     facts.result = event;
     return event.total_cost_usd;
   }
+  // As the session counts it: each request at its own model's price (a price can depend on the
+  // request's length), and what a part's event cost beyond tokens (a web search).
   const used = requestUsage(event);
-  if (!used) return null;
-  facts.turns += 1;
-  facts.usage = addUsage(facts.usage, used);
-  // Each request at its own price: a price can depend on the request's length.
-  const dollars = costOf(model, used);
+  const beyond = dollarsBeyondTokens(event);
+  if (!used && beyond === 0) return null;
+  let dollars: number | null = beyond;
+  if (used) {
+    facts.turns += 1;
+    facts.usage = addUsage(facts.usage, used);
+    const priced = costOf(requestModel(event) ?? model, used);
+    dollars = priced === null ? null : priced + beyond;
+  }
   facts.cost = dollars === null ? null : (facts.cost ?? 0) + dollars;
   return facts.cost;
 }
