@@ -3,36 +3,46 @@
 // to a subagent.
 
 import { describe, expect, it } from "vitest";
-import type { PartHost } from "../src/core/part.js";
+import type { PartHost, SessionPart } from "../src/core/part.js";
 import type { Provider } from "../src/core/provider.js";
 import { createWebPart } from "../src/web/part.js";
+import { createSearchPart } from "../src/web/search-part.js";
 
-function started(provider: () => Partial<Provider>) {
-  const part = createWebPart({
-    mode: () => "auto",
-    rules: { allow: [], ask: [], deny: [] } as never,
-    workspace: "/nowhere",
-    env: {},
-    fetch: false,
-    search: true,
-    allowHosts: [],
-  });
+/** The part with search alone (the default), and the part with web_fetch beside it. */
+const parts: Record<string, () => SessionPart> = {
+  "search alone": createSearchPart,
+  "beside web_fetch": () =>
+    createWebPart({
+      mode: () => "auto",
+      rules: { allow: [], ask: [], deny: [] } as never,
+      workspace: "/nowhere",
+      env: {},
+      fetch: true,
+      search: true,
+      allowHosts: [],
+    }),
+};
+
+function started(make: () => SessionPart, provider: () => Partial<Provider>) {
+  const part = make();
   part.attach?.({ provider } as unknown as PartHost);
   return (forChild = false) =>
-    (part.tools?.({ mode: "auto", forChild }) ?? []).map((tool) => tool.name);
+    (part.tools?.({ mode: "auto", forChild }) ?? [])
+      .map((tool) => tool.name)
+      .filter((name) => name !== "web_fetch");
 }
 
-describe("the web part's search", () => {
+describe.each(Object.entries(parts))("the web part's search, %s", (_, make) => {
   it("is offered while the provider runs it, and not once it does not", () => {
     let provider: Partial<Provider> = { name: "anthropic", webSearch: true };
-    const offered = started(() => provider);
+    const offered = started(make, () => provider);
     expect(offered()).toEqual(["web_search"]);
     provider = { name: "openai" };
     expect(offered()).toEqual([]);
   });
 
   it("is the session's own: a subagent is not offered it", () => {
-    const offered = started(() => ({ name: "anthropic", webSearch: true }));
+    const offered = started(make, () => ({ name: "anthropic", webSearch: true }));
     expect(offered(true)).toEqual([]);
   });
 });

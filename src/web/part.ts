@@ -9,6 +9,7 @@ import type { Tool } from "../core/tool.js";
 import { type AddressPolicy, systemResolver } from "./checked-address.js";
 import { createFetchGate, type GateOptions } from "./fetch-gate.js";
 import { sizeOf } from "./page-content.js";
+import { searchOffered } from "./search-part.js";
 import { createWebFetchTool } from "./web-fetch-tool.js";
 import { createWebSearchTool, searchEvents } from "./web-search.js";
 
@@ -60,10 +61,7 @@ export function createWebPart(options: WebPartOptions): SessionPart {
       host = session;
     },
     // A subagent fetches under the same gate: it asks the same person, under the same rules.
-    // Search is the session's own, and only where the provider runs it (Anthropic's Messages
-    // API, OpenAI's Responses API): asked at each request, as /model may change the provider.
-    tools: (offer) =>
-      options.search && !offer.forChild && host?.provider().webSearch ? withSearch : fetchOnly,
+    tools: (offer) => (options.search && searchOffered(host, offer) ? withSearch : fetchOnly),
     eventsBefore: () => events.splice(0),
     eventsAfter: searchEvents,
     async close() {

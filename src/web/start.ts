@@ -1,13 +1,13 @@
 // The web part as a session starts it: with web_fetch, the user's webFetch settings read (a
 // project's ignored, and the person told so) and a directory for the files web_fetch saves.
-// Search alone (the default on a hosted API) needs neither.
+// Search alone (the default on a hosted API) needs neither, nor web_fetch's code.
 
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SessionPart } from "../core/part.js";
 import type { GateOptions } from "./fetch-gate.js";
-import { createWebPart } from "./part.js";
+import { createSearchPart } from "./search-part.js";
 import { readWebSettings } from "./web-settings.js";
 
 export interface WebStart extends Omit<GateOptions, "workspace" | "ask"> {
@@ -22,9 +22,10 @@ export interface WebStart extends Omit<GateOptions, "workspace" | "ask"> {
 }
 
 export async function startWebPart(start: WebStart): Promise<SessionPart> {
+  if (!start.fetch) return createSearchPart();
+  // Imported here: web_fetch's client, checks and converter load only for a session offering it.
+  const { createWebPart } = await import("./part.js");
   const gate = { mode: start.mode, rules: start.rules, workspace: start.cwd, env: start.env };
-  if (!start.fetch)
-    return createWebPart({ ...gate, fetch: false, search: start.search, allowHosts: [] });
   const settings = await readWebSettings(start.cwd, start.env);
   if (settings.ignored) start.notice(settings.ignored);
   return createWebPart({
