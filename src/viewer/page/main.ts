@@ -92,12 +92,21 @@ function newlySent(index: number): (position: number) => boolean {
   let before = index - 1;
   while (!step.summary && steps[before]?.summary) before -= 1;
   const previous = steps[before];
-  if (!previous) return () => true;
-  if (previous.context === step.context) return (position) => position >= previous.sentCount;
-  // After a compaction the arrays differ: new is whatever message the request before lacked.
-  const sentBefore = new Set(contexts[previous.context]?.slice(0, previous.sentCount));
-  const now = contexts[step.context] ?? [];
-  return (position) => !sentBefore.has(now[position] ?? -1);
+  const shown = (at: Step) => ({ context: at.context, count: at.sentCount });
+  return newSince(previous && shown(previous), shown(step));
+}
+
+/** Which positions of `now`'s messages[] the history `before` (a prefix of a context) lacked. */
+function newSince(
+  before: { context: number; count: number } | undefined,
+  now: { context: number; count: number },
+): (position: number) => boolean {
+  if (!before) return () => true;
+  if (before.context === now.context) return (position) => position >= before.count;
+  // After a compaction or a rewind the arrays differ: new is whatever the one before lacked.
+  const had = new Set(contexts[before.context]?.slice(0, before.count));
+  const indexes = contexts[now.context] ?? [];
+  return (position) => !had.has(indexes[position] ?? -1);
 }
 
 const requests: Track = {
@@ -109,12 +118,7 @@ const controls = setUpControls(requests);
 
 const lesson = lessonTrack(beats, data.code.sources, {
   messages(beat, previous) {
-    const sameHistory = previous?.context === beat.context;
-    const before = new Set(previous ? contexts[previous.context]?.slice(0, previous.count) : []);
-    const now = contexts[beat.context] ?? [];
-    showMessages(beat.context, beat.count, (position) =>
-      sameHistory ? position >= (previous?.count ?? 0) : !before.has(now[position] ?? -1),
-    );
+    showMessages(beat.context, beat.count, newSince(previous, beat));
     requestTitle.textContent = `messages[] after this step (${messageCount(beat.count)})`;
   },
   code(beat) {
