@@ -1,6 +1,9 @@
 // Keeps the architecture from decaying: every import in src/ must go to a part in the same
 // layer or a lower one (docs/architecture.md draws them), no file may reach itself through
-// its imports, and no two parts may import each other, even through others of their layer. Run by `npm test`; prints each problem and exits 1 when there is one.
+// its imports, and no two parts may import each other, even through others of their layer.
+// It also holds one rule of safety that lives in the code's shape: only src/core/git.ts starts
+// git, so every git agentloop runs for itself is the hardened one. Run by `npm test`; prints each
+// problem and exits 1 when there is one.
 
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
@@ -92,6 +95,18 @@ export function problemsIn(graph: Map<string, string[]>): string[] {
   return problems;
 }
 
+/** The one file that may start git: agentloop's hardened git. */
+const GIT_HELPER = join(SRC, "core", "git.ts");
+/** A process started with the program "git" named outright. */
+const STARTS_GIT = /\b(?:execFile|execFileSync|spawn|spawnSync|exec|execSync)\(\s*["'`]git\b/;
+
+/** Every file of `sources` (file → its text) that starts git itself rather than through the helper. */
+export function gitStartedOutsideHelper(sources: Map<string, string>): string[] {
+  return [...sources]
+    .filter(([file, text]) => file !== GIT_HELPER && STARTS_GIT.test(text))
+    .map(([file]) => `${relative(SRC, file)} starts git itself: run it through core/git.ts`);
+}
+
 /** Circles between parts (folders): a part that reaches itself through other parts' files. */
 function partCircles(graph: Map<string, string[]>): string[] {
   const parts = new Map<string, Set<string>>();
@@ -123,8 +138,12 @@ function partCircles(graph: Map<string, string[]>): string[] {
 export const SOURCE_ROOT = SRC;
 
 if (process.argv[1] === import.meta.filename) {
-  const problems = problemsIn(importGraph(sourceFiles(SRC)));
+  const files = sourceFiles(SRC);
+  const sources = new Map(files.map((file) => [file, readFileSync(file, "utf8")]));
+  const problems = [...problemsIn(importGraph(files)), ...gitStartedOutsideHelper(sources)];
   for (const problem of problems) console.error(`check-layers: ${problem}`);
   if (problems.length > 0) process.exit(1);
-  console.log(`check-layers: imports in src/ run one way, with no circle.`);
+  console.log(
+    `check-layers: imports in src/ run one way, with no circle; only core/git.ts starts git.`,
+  );
 }

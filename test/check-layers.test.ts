@@ -2,7 +2,7 @@
 
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { problemsIn, SOURCE_ROOT } from "../scripts/check-layers.js";
+import { gitStartedOutsideHelper, problemsIn, SOURCE_ROOT } from "../scripts/check-layers.js";
 
 const file = (path: string) => join(SOURCE_ROOT, path);
 
@@ -46,5 +46,18 @@ describe("the layering check", () => {
       [file("repl/status.ts"), []],
     ]);
     expect(problemsIn(graph)).toEqual(["parts import each other: batch -> repl -> batch"]);
+  });
+
+  it("names a file that starts git itself, and lets the hardened helper do it", () => {
+    const sources = new Map([
+      [file("worktrees/sneaky.ts"), 'execFileSync("git", ["status"]);'],
+      [file("batch/also.ts"), "await spawn(`git`, args);"],
+      [file("core/git.ts"), 'execFile("git", argv);'],
+      [file("tools/bash.ts"), 'spawn("bash", ["-c", "git status"]);'],
+    ]);
+    expect(gitStartedOutsideHelper(sources)).toEqual([
+      "worktrees/sneaky.ts starts git itself: run it through core/git.ts",
+      "batch/also.ts starts git itself: run it through core/git.ts",
+    ]);
   });
 });

@@ -133,8 +133,8 @@ async function stageEverything(workspace: Workspace): Promise<void> {
   await git(workspace.dir, ["add", "--all"], env);
 }
 
-function privateIndex(workspace: Workspace): NodeJS.ProcessEnv & { GIT_INDEX_FILE: string } {
-  return { ...process.env, GIT_INDEX_FILE: join(workspace.root, "snapshot.index") };
+function privateIndex(workspace: Workspace): { GIT_INDEX_FILE: string } {
+  return { GIT_INDEX_FILE: join(workspace.root, "snapshot.index") };
 }
 
 /** Whether a task's `repo` names a repository on this machine rather than a URL. */

@@ -5,9 +5,10 @@
 // an agent's ordinary `git checkout -b` or `git stash` would otherwise land in the person's
 // repository. That guard is against accidents; docs/batch.md says what it does not stop.
 
-import { execFileSync } from "node:child_process";
 import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
+import { gitSync } from "../core/git.js";
+import { workTreeRootOf } from "../core/git-directory.js";
 import { git } from "./workspace-git.js";
 
 /** Refs every worktree has of its own; anything else under refs/ is the person's. */
@@ -66,7 +67,8 @@ export async function removeWorktree(repository: string, dir: string): Promise<v
 /** For an attempt killed with the batch: its folder is gone, so its entry is pruned. */
 export function pruneWorktrees(repository: string): void {
   try {
-    execFileSync("git", ["worktree", "prune"], { cwd: repository, stdio: "ignore" });
+    const workTree = workTreeRootOf(repository) ?? undefined;
+    gitSync(["worktree", "prune"], { cwd: repository, workTree });
   } catch {
     // The repository itself is gone or broken: there is no entry left to drop.
   }

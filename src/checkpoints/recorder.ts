@@ -5,9 +5,10 @@
 // removed with the session.
 
 import { join, relative } from "node:path";
+import { workTreeRootOf } from "../core/git-directory.js";
 import { currentState, type FileState, saveState } from "./file-state.js";
 import type { Checkpoint, Left, SavedFile } from "./records.js";
-import { openShadowRepo, type ShadowRepo, workTreeOf } from "./shadow-repo.js";
+import { openShadowRepo, type ShadowRepo } from "./shadow-repo.js";
 
 export interface CheckpointData {
   blobs: string;
@@ -22,7 +23,7 @@ export function checkpointData(
   env: NodeJS.ProcessEnv,
 ): CheckpointData {
   const base = join(sessionDirectory, "checkpoints");
-  const root = workTreeOf(cwd, env);
+  const root = workTreeRootOf(cwd);
   let shadow: ShadowRepo | null = null;
   try {
     shadow = root ? openShadowRepo(join(base, "shadow.git"), root, env) : null;

@@ -1,13 +1,15 @@
 // A snapshot of a git work tree, kept in a repository of agentloop's own (the "shadow"), so that
 // what bash changed (sed -i, rm, chmod, a generator) can be undone too. The user's repository is
-// only read, to find the work tree and its ignore rules: every command here runs with GIT_DIR,
-// GIT_WORK_TREE and GIT_INDEX_FILE pointing at the shadow, so no ref, stash or index of theirs is
-// ever written. The shadow's index keeps git's stat cache, so a snapshot after the first hashes
-// only the files that changed.
+// only read, from its files, to find the work tree and its ignore rules: every command here runs
+// (through the hardened git of core/git.ts) with its git directory, work tree and index pointing
+// at the shadow, so no ref, stash or index of theirs is ever written and none of their config
+// is read. The shadow's index keeps git's stat cache, so a snapshot after the first hashes only
+// the files that changed.
 
-import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { join, relative } from "node:path";
+import { gitSync } from "../core/git.js";
+import { sharedGitDirectoryOf } from "../core/git-directory.js";
 
 /** Files larger than this are left out of snapshots (and named in the exclude file). */
 export const SNAPSHOT_FILE_CAP = 5 * 1024 * 1024;
@@ -36,44 +38,22 @@ export interface ShadowRepo {
 /** Blobs read by one `git cat-file --batch`: snapshot files are 5 MiB at most, so 400 MiB at most. */
 const BLOBS_PER_BATCH = 80;
 
-/** Git with the user's own variables left out: nothing may redirect it to their repository. */
-function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const clean: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(env))
-    if (!name.startsWith("GIT_")) clean[name] = value;
-  return { ...clean, GIT_CONFIG_NOSYSTEM: "1", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" };
-}
-
-/** The top of the git work tree `cwd` is in, or null outside one (or without git). */
-export function workTreeOf(cwd: string, env: NodeJS.ProcessEnv): string | null {
-  // Most directories outside git are told apart without starting git: no .git above them.
-  if (!hasDotGitAbove(cwd)) return null;
-  try {
-    const top = execFileSync("git", ["rev-parse", "--show-toplevel"], {
-      cwd,
-      env: gitEnv(env),
-      stdio: ["ignore", "pipe", "ignore"],
-    });
-    return top.toString().trim() || null;
-  } catch {
-    return null;
-  }
-}
+/**
+ * The attributes of every file in a snapshot, read by git before any .gitattributes of the tree:
+ * bytes are stored as they are, through no filter, line-ending rule or driver a tree can name.
+ */
+const BYTES_AS_THEY_ARE = "* -text -eol -filter -diff -merge -ident -working-tree-encoding\n";
 
 /** Opens (making it the first time) the shadow repository at `gitDir` for the work tree `root`. */
 export function openShadowRepo(gitDir: string, root: string, env: NodeJS.ProcessEnv): ShadowRepo {
   const shadowEnv = {
-    ...gitEnv(env),
-    GIT_DIR: gitDir,
-    GIT_WORK_TREE: root,
     GIT_INDEX_FILE: join(gitDir, "index"),
     // Paths are file names, never patterns: a file called "*.ts" is that file alone.
     GIT_LITERAL_PATHSPECS: "1",
+    LC_ALL: "C",
   };
-  // The user's hooks, signing and line-ending settings have no say in a snapshot.
+  // The user's signing and line-ending settings have no say in a snapshot.
   const settings = [
-    "-c",
-    "core.hooksPath=/dev/null",
     "-c",
     "core.autocrlf=false",
     "-c",
@@ -87,26 +67,32 @@ export function openShadowRepo(gitDir: string, root: string, env: NodeJS.Process
     "-c",
     "maintenance.auto=false",
     "-c",
-    "core.fsmonitor=false",
-    "-c",
     "core.untrackedCache=true",
   ];
   const git = (args: string[], input?: string): Buffer =>
-    execFileSync("git", [...settings, ...args], {
+    gitSync([...settings, ...args], {
       cwd: root,
+      gitDir,
+      workTree: root,
       env: shadowEnv,
+      baseEnv: env,
       input,
-      maxBuffer: 1024 * 1024 * 1024,
-      stdio: ["pipe", "pipe", "pipe"],
+      noSystemConfig: true,
     });
   if (!existsSync(join(gitDir, "HEAD"))) {
     mkdirSync(gitDir, { recursive: true, mode: 0o700 });
     git(["init", "--quiet"]);
   }
+  const attributes = join(gitDir, "info", "attributes");
+  if (!existsSync(attributes)) {
+    mkdirSync(join(gitDir, "info"), { recursive: true });
+    writeFileSync(attributes, BYTES_AS_THEY_ARE);
+  }
   const excludeFile = join(gitDir, "info", "exclude");
   const bigFiles = new Set<string>();
 
-  const userExclude = userExcludeFile(root, env);
+  const shared = sharedGitDirectoryOf(root);
+  const userExclude = shared ? join(shared, "info", "exclude") : null;
   let excludes = "";
   /**
    * The user's own exclude rules, the files over the cap, and agentloop's state inside the tree;
@@ -177,27 +163,6 @@ export function openShadowRepo(gitDir: string, root: string, env: NodeJS.Process
       return found;
     },
   };
-}
-
-function hasDotGitAbove(directory: string): boolean {
-  for (let at = resolve(directory); ; at = dirname(at)) {
-    if (existsSync(join(at, ".git"))) return true;
-    if (dirname(at) === at) return false;
-  }
-}
-
-/** The user's .git/info/exclude: read, never written. */
-function userExcludeFile(root: string, env: NodeJS.ProcessEnv): string | null {
-  try {
-    const common = execFileSync("git", ["rev-parse", "--git-common-dir"], {
-      cwd: root,
-      env: gitEnv(env),
-      stdio: ["ignore", "pipe", "ignore"],
-    });
-    return join(resolve(root, common.toString().trim()), "info", "exclude");
-  } catch {
-    return null;
-  }
 }
 
 function split(output: Buffer): string[] {

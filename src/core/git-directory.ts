@@ -34,20 +34,39 @@ export function gitDirectoryOf(dotGit: string): string | null {
 }
 
 /**
+ * The git directory a work tree at `root` shares with its other worktrees (where info/exclude,
+ * objects and refs live): a linked worktree's `commondir`, else its own; null outside git.
+ */
+export function sharedGitDirectoryOf(root: string): string | null {
+  const gitDirectory = gitDirectoryOf(join(root, ".git"));
+  if (!gitDirectory) return null;
+  try {
+    return resolve(gitDirectory, readFileSync(join(gitDirectory, "commondir"), "utf8").trim());
+  } catch {
+    // No commondir: this is the main work tree's own git directory.
+    return gitDirectory;
+  }
+}
+
+/**
+ * The top of the git work tree `cwd` is in (the nearest directory above it whose `.git` leads to
+ * a git directory), or null outside one. Read from the files, never from git's config, which
+ * could point elsewhere (core.worktree).
+ */
+export function workTreeRootOf(cwd: string): string | null {
+  const root = directoriesFromRepositoryRoot(cwd)[0] as string;
+  return gitDirectoryOf(join(root, ".git")) ? root : null;
+}
+
+/**
  * The root of the repository's main work tree, seen from `cwd` anywhere in it or in one of its
  * linked worktrees: what names "this project" whatever subdirectory or worktree a session is
  * in. Null outside a repository.
  */
 export function mainWorkTreeRoot(cwd: string): string | null {
   const root = directoriesFromRepositoryRoot(cwd)[0] as string;
-  const gitDirectory = gitDirectoryOf(join(root, ".git"));
-  if (!gitDirectory) return null;
-  let shared = gitDirectory;
-  try {
-    shared = resolve(gitDirectory, readFileSync(join(gitDirectory, "commondir"), "utf8").trim());
-  } catch {
-    // No commondir: this is the main work tree's own git directory.
-  }
+  const shared = sharedGitDirectoryOf(root);
+  if (!shared) return null;
   // A main work tree keeps its git directory as `.git` at its root; a bare repository's
   // worktrees have no main one to share, nor a submodule another's: their own root names them.
   return basename(shared) === ".git" ? dirname(shared) : root;
@@ -59,13 +78,9 @@ export function mainWorkTreeRoot(cwd: string): string | null {
  */
 export async function excludeFromGit(file: string): Promise<void> {
   const root = directoriesFromRepositoryRoot(dirname(file))[0] as string;
-  const gitDirectory = gitDirectoryOf(join(root, ".git"));
-  if (!gitDirectory) return;
   // A worktree's git directory names the shared one, where git reads info/exclude.
-  const shared = await readFile(join(gitDirectory, "commondir"), "utf8").then(
-    (text) => resolve(gitDirectory, text.trim()),
-    () => gitDirectory,
-  );
+  const shared = sharedGitDirectoryOf(root);
+  if (!shared) return;
   const exclude = join(shared, "info", "exclude");
   const line = `/${relative(root, file).split(sep).join("/")}`;
   const text = await readFile(exclude, "utf8").catch(() => "");

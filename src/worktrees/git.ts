@@ -1,7 +1,9 @@
-// Runs git for the worktrees part: real git, its arguments as a list (never a shell line), its
-// output as text, and a failure as one sentence naming the command and what git said.
+// Runs git for the worktrees part: through agentloop's hardened git (core/git.ts), on the
+// repository holding `cwd` as found from its files, its arguments as a list (never a shell line),
+// its output as text, and a failure as one sentence naming the command and what git said.
 
-import { execFile } from "node:child_process";
+import { gitAsync } from "../core/git.js";
+import { workTreeRootOf } from "../core/git-directory.js";
 
 /** Identity for agentloop's own commits where the person has none configured. */
 const FALLBACK_IDENTITY = ["-c", "user.name=agentloop", "-c", "user.email=agentloop@localhost"];
@@ -9,20 +11,15 @@ const FALLBACK_IDENTITY = ["-c", "user.name=agentloop", "-c", "user.email=agentl
 class GitError extends Error {}
 
 /** git's standard output, trimmed at the end; rejects with a GitError when git fails. */
-export function git(cwd: string, args: readonly string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      "git",
-      args,
-      // Prompts (for a key's passphrase, a pager) would wait for a person who is not there.
-      { cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat" } },
-      (error, stdout, stderr) => {
-        if (!error) return resolve(stdout.trimEnd());
-        const said = stderr.trim().split("\n")[0] || error.message;
-        reject(new GitError(`git ${args[0]} failed: ${said}`));
-      },
-    );
-  });
+export async function git(cwd: string, args: readonly string[]): Promise<string> {
+  try {
+    const workTree = workTreeRootOf(cwd) ?? undefined;
+    return (await gitAsync(args, { cwd, workTree })).trimEnd();
+  } catch (error) {
+    const { stderr, message } = error as { stderr?: string; message: string };
+    const said = stderr?.trim().split("\n")[0] || message;
+    throw new GitError(`git ${args[0]} failed: ${said}`);
+  }
 }
 
 /** git's output, or null when git fails: for questions whose "no" is a failure. */

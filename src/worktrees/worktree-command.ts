@@ -7,8 +7,9 @@ import { basename, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError } from "../core/errors.js";
 import { EXIT } from "../core/exit-codes.js";
+import { workTreeRootOf } from "../core/git-directory.js";
 import { plural } from "../core/wording.js";
-import { git, gitOrNull } from "./git.js";
+import { git } from "./git.js";
 import { removeWorktree, WORKTREES_DIRECTORY } from "./worktree.js";
 
 const USAGE = "Usage: agentloop worktree list | remove NAME [--force] [--cwd DIR]";
@@ -26,7 +27,7 @@ export async function runWorktreeCommand(options: {
   }
   const [action, name, ...extra] = parsed.positionals;
   const cwd = resolve(parsed.values.cwd ?? ".");
-  const root = await gitOrNull(cwd, ["rev-parse", "--show-toplevel"]);
+  const root = workTreeRootOf(cwd);
   if (root === null) throw new ConfigError(`${cwd} is not in a git repository.`);
   if (action === "list" && name === undefined) {
     const names = await worktreeNames(root);

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { ConfigError } from "../core/errors.js";
-import { excludeFromGit } from "../core/git-directory.js";
+import { excludeFromGit, workTreeRootOf } from "../core/git-directory.js";
 import { plural } from "../core/wording.js";
 import { git, gitOrNull, identityFor } from "./git.js";
 
@@ -54,7 +54,7 @@ export function openWorktree(
   asker: string,
 ): Promise<Worktree> {
   return serially(async () => {
-    const root = await gitOrNull(cwd, ["rev-parse", "--show-toplevel"]);
+    const root = workTreeRootOf(cwd);
     if (root === null) {
       throw new WorktreeRefusal(`${asker} needs a git repository, and ${cwd} is not in one.`);
     }
