@@ -27,6 +27,7 @@ import { type Message, type StopReason, textOf, type Usage } from "../core/messa
 import { stateDirectory } from "../core/state-directory.js";
 import { loadImages, storeImages } from "../images/image-store.js";
 import type { PermissionMode } from "../permissions/policy.js";
+import { redactSecretShapes } from "../permissions/secret-shapes.js";
 
 export const SESSION_FORMAT_VERSION = 1;
 
@@ -110,7 +111,8 @@ export function openSessionWriter(
   const fd = openSync(path, "a+", 0o600);
   const append = (line: object) => writeSync(fd, `${JSON.stringify(line)}\n`);
   if (options.resume) endCutOffLine(fd);
-  else append(header);
+  // The model may be an address with a password in it (--provider local --model https://...).
+  else append({ ...header, model: redactSecretShapes(header.model) });
   const at = () => new Date().toISOString();
   const stored = (message: Message) => storeImages(message, directory, header.id);
 
