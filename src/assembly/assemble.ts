@@ -77,7 +77,9 @@ export async function assembleSession(
   const userEnv = process.env;
   const configuration = await workspaceEnvironment({ workspace: options.cwd, env: userEnv });
   const env = configuration.env;
-  notices.push(...configuration.notices);
+  // Said at once: what of the .env was not used explains where the session goes, or why a
+  // download fails, before anything is sent.
+  for (const sentence of configuration.notices) io.notice(sentence);
   const where = { workspace: options.cwd, env: userEnv };
   const api = await chooseApi({ flag: options.api, workspace: options.cwd, env: userEnv });
   /** A model of the session's provider: the one chosen, or another (/model, an agent's). */

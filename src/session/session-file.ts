@@ -225,6 +225,7 @@ export function parseSession(text: string): SessionContents {
     const record = value as SessionHeader | SessionEntry;
     if (record.type === "session") contents.header = record;
     else {
+      if (record.type === "message") record.message = withReadableResults(record.message);
       contents.entries.push(record);
       if (record.type === "message") contents.messages.push(record.message);
     }
@@ -266,6 +267,35 @@ function shapeProblem(value: unknown, lineNumber: number): string | null {
     default:
       return `unknown entry type ${JSON.stringify(record.type)}`;
   }
+}
+
+/** How much of a result recorded in a shape no tool gives is kept, as its JSON text. */
+const UNREADABLE_RESULT_CHARS = 2_000;
+
+/**
+ * The message with each tool result's content as text or a list of parts, the only shapes the
+ * rest of agentloop reads: a file edited by hand, or written by another program, may hold an
+ * object there. The result is kept as its JSON text, so the session still resumes.
+ */
+function withReadableResults<M extends Message>(message: M): M {
+  if (typeof message.content === "string") return message;
+  if (!message.content.some(unreadableResult)) return message;
+  const content = message.content.map((block) =>
+    unreadableResult(block)
+      ? { ...block, content: JSON.stringify(block.content).slice(0, UNREADABLE_RESULT_CHARS) }
+      : block,
+  );
+  return { ...message, content } as M;
+}
+
+function unreadableResult(block: unknown): block is { type: "tool_result"; content: unknown } {
+  const { type, content } = block as { type?: unknown; content?: unknown };
+  return (
+    type === "tool_result" &&
+    content !== undefined &&
+    typeof content !== "string" &&
+    !Array.isArray(content)
+  );
 }
 
 /** A compaction line is replayed on resume, so it must hold what replaying it needs. */
