@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readOwnFile } from "../src/core/own-file.js";
+import { readSettings } from "../src/core/settings.js";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "agentloop-own-file-")));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -68,5 +69,32 @@ describe("reading a file of agentloop's own", () => {
     symlinkSync(join(repo, "nowhere"), join(repo, "AGENTS.md"));
     expect(readOwnFile(join(repo, "AGENTS.md"), [repo])).toEqual({ missing: true });
     expect(readOwnFile(join(repo, "CLAUDE.md"), [repo])).toEqual({ missing: true });
+  });
+});
+
+describe("settings files", () => {
+  it("refuse a project's settings that link out of the project, in one sentence", async () => {
+    const project = place("project-settings");
+    mkdirSync(join(project, ".agentloop"));
+    symlinkSync("/dev/zero", join(project, ".agentloop", "settings.json"));
+    await expect(readSettings(join(project, ".agentloop", "settings.json"))).rejects.toThrow(
+      `${join(project, ".agentloop", "settings.json")} was not read: it leads to /dev/zero, outside ${project}; fix or remove it.`,
+    );
+  });
+
+  it("read a person's own settings through a link into a dotfiles checkout in their home", async () => {
+    // A home of the test's own: os.homedir() follows HOME.
+    const realHome = process.env.HOME;
+    process.env.HOME = place("person");
+    try {
+      const dotfiles = join(process.env.HOME, "dotfiles");
+      mkdirSync(dotfiles);
+      writeFileSync(join(dotfiles, "settings.json"), '{"memory": true}');
+      const config = place("elsewhere/config/agentloop");
+      symlinkSync(join(dotfiles, "settings.json"), join(config, "settings.json"));
+      expect(await readSettings(join(config, "settings.json"))).toEqual({ memory: true });
+    } finally {
+      process.env.HOME = realHome;
+    }
   });
 });

@@ -5,7 +5,7 @@
 // holds back what a project's files may not decide alone.
 
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { ConfigError } from "./errors.js";
 import { readOwnFile } from "./own-file.js";
 
@@ -23,16 +23,16 @@ export function userSettingsPath(env: NodeJS.ProcessEnv = process.env, home = ho
 }
 
 /**
- * The file as a JSON object ({} when there is none). It is read only where it leads inside
- * `place`: by default the folder holding its `agentloop` or `.agentloop` folder (the project, or
- * the person's configuration or state directory), so that a repository's settings file cannot
- * be a link to a device or to a file of the person's.
+ * The file as a JSON object ({} when there is none). It is read only where it leads inside its
+ * place: the folder holding its `agentloop` or `.agentloop` folder (the project, or the person's
+ * configuration or state directory), so that a repository's settings file cannot be a link to a
+ * device or to a file of the person's; a person's own file (in an `agentloop` folder) may also
+ * lead anywhere in their home, as into a dotfiles checkout.
  */
-export async function readSettings(
-  file: string,
-  place = dirname(dirname(file)),
-): Promise<Record<string, unknown>> {
-  const read = readOwnFile(file, [place]);
+export async function readSettings(file: string): Promise<Record<string, unknown>> {
+  const folder = dirname(file);
+  const places = [dirname(folder), ...(basename(folder) === "agentloop" ? [homedir()] : [])];
+  const read = readOwnFile(file, places);
   if ("missing" in read) return {};
   if ("skipped" in read)
     throw new ConfigError(`${file} was not read: ${read.skipped}; fix or remove it.`);
