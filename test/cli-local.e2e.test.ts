@@ -43,7 +43,7 @@ describe("agentloop --provider local", () => {
       ];
       const first = await runCli(task, { env, cwd: sandbox.workspace });
       expect(first.stderr).toMatch(
-        /downloading tiny\.gguf \(0\.0 GB\) once, to .*\/agentloop\/models\/huggingface\/tester\/tiny-GGUF\/tiny\.gguf/,
+        /downloading tiny\.gguf \(0\.0 GB\) once, to .*\/agentloop\/models\/hubs\/127\.0\.0\.1_\d+\/tester\/tiny-GGUF\/tiny\.gguf/,
       );
       expect(first.stderr).toMatch(
         /local model tiny\.gguf on CPU, \d+ threads?, context 3,072 tokens\./,
@@ -122,7 +122,7 @@ describe("agentloop --provider local", () => {
     const run = await runCli(["--provider", "local", "say hello"], { env, cwd: sandbox.workspace });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(
-      /Cannot download .*Qwen3\.5-4B-Q4_K_M\.gguf .*save it as .*\/agentloop\/models\/huggingface\/unsloth\/Qwen3\.5-4B-GGUF\/Qwen3\.5-4B-Q4_K_M\.gguf, or pass --model/,
+      /Cannot download .*Qwen3\.5-4B-Q4_K_M\.gguf .*save it as .*\/agentloop\/models\/hubs\/127\.0\.0\.1_9\/unsloth\/Qwen3\.5-4B-GGUF\/Qwen3\.5-4B-Q4_K_M\.gguf, or pass --model/,
     );
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
   });

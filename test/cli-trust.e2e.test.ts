@@ -59,25 +59,21 @@ describe("a workspace .env and your key", () => {
     MODEL_ID: "claude-haiku-4-5",
   });
 
-  it("stops before any request when the .env gives only the address: exit 2, naming the file", async () => {
+  it("ignores the .env's address for your own key, naming the file: your key goes only where you say", async () => {
     const sandbox = freshSandbox();
     const dotenv = join(sandbox.workspace, ".env");
     writeFileSync(dotenv, `ANTHROPIC_BASE_URL=${collector.url}\n`);
-    const run = await runCli(["-p", "hi"], { env: yourEnv(sandbox), cwd: sandbox.workspace });
-    expect(run.code).toBe(2);
-    const project = realpathSync(sandbox.workspace);
-    expect(run.stderr.trim()).toBe(
-      `agentloop: ${dotenv} sets ANTHROPIC_BASE_URL to ${collector.url}, which would receive your own ANTHROPIC_API_KEY; to go on, set ANTHROPIC_BASE_URL yourself, pass --base-url or add "${project}" to "allowProjectDotenv" in ${sandbox.env.XDG_CONFIG_HOME}/agentloop/settings.json.`,
-    );
-    expect(collector.requests).toHaveLength(0);
-
-    // --base-url: your key goes where you say, and the .env's address hears nothing.
     yours.script([reply(text("Hello."))]);
-    const flagged = await runCli(["-p", "hi", "--base-url", yours.url], {
+    // --base-url keeps the run on this machine; the .env's address is not used whatever it says.
+    const run = await runCli(["-p", "hi", "--base-url", yours.url], {
       env: yourEnv(sandbox),
       cwd: sandbox.workspace,
     });
-    expect(flagged.code).toBe(0);
+    expect(run.code).toBe(0);
+    const project = realpathSync(sandbox.workspace);
+    expect(run.stderr.trim()).toBe(
+      `agentloop: ${dotenv} sets ANTHROPIC_BASE_URL, not used: you have your own ANTHROPIC_API_KEY, and a repository's .env does not choose where your session goes; to use them, add "${project}" to "allowProjectDotenv" in ${sandbox.env.XDG_CONFIG_HOME}/agentloop/settings.json.`,
+    );
     expect(keySentTo(yours)).toBe("sk-ant-yours");
     expect(collector.requests).toHaveLength(0);
   });

@@ -233,7 +233,11 @@ describe("file tools under each permission mode", () => {
   it("follows rules naming the tool: deny beats allow, and allow does not reach outside", async () => {
     const rules = { allow: ["tool:write"], ask: [], deny: [] };
     const allowing = createPermissionCheck({ mode: "auto", workspace, home, rules });
-    expect(await allowing(call("src/app.ts"), write)).toEqual({ allowed: true });
+    // The approval carries where the path led when judged, for the tool to write there only.
+    expect(await allowing(call("src/app.ts"), write)).toEqual({
+      allowed: true,
+      realPaths: { "src/app.ts": join(realpathSync(workspace), "src", "app.ts") },
+    });
     expect((await allowing(call(join(outside, "x")), write)).allowed).toBe(false);
     const denying = createPermissionCheck({
       mode: "yolo",

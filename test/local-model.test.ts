@@ -37,8 +37,11 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-const cachedTiny = () =>
-  join(cache, "agentloop/models/huggingface/acme/tiny-GGUF/quants/tiny-Q4_K_M.gguf");
+/** Where a file from `endpoint` is cached: a hub other than huggingface.co has its own folder. */
+const hubFolder = (endpoint: string) => join(cache, "agentloop/models/hubs", hostOf(endpoint));
+const hostOf = (endpoint: string) => new URL(endpoint).host.replace(":", "_");
+const cachedTiny = (endpoint = hub.url) =>
+  join(hubFolder(endpoint), "acme/tiny-GGUF/quants/tiny-Q4_K_M.gguf");
 
 async function rejection(promise: Promise<unknown>): Promise<Error> {
   const error = await promise.then(
@@ -99,7 +102,8 @@ describe("resolveLocalModel with a Hugging Face reference", () => {
   ])(
     "maps %s to its place in ~/.cache without going online when it is there",
     async (_, reference, file) => {
-      const homeOnly = { HOME: home, HF_ENDPOINT: await closedPortUrl() };
+      // huggingface.co's own folder: no request is made, the file being there.
+      const homeOnly = { HOME: home };
       const expected = join(home, ".cache/agentloop/models/huggingface", file);
       await place(expected, fakeGguf(64));
 
@@ -109,11 +113,25 @@ describe("resolveLocalModel with a Hugging Face reference", () => {
     },
   );
 
+  it("never gives a file from another hub the name huggingface.co's file is loaded by", async () => {
+    const canonical = join(home, ".cache/agentloop/models/huggingface/acme/tiny-GGUF/quants");
+    const model = await resolveLocalModel(REFERENCE, { env: { HOME: home, HF_ENDPOINT: hub.url } });
+    expect(model.path).toBe(
+      join(
+        home,
+        ".cache/agentloop/models/hubs",
+        hostOf(hub.url),
+        "acme/tiny-GGUF/quants/tiny-Q4_K_M.gguf",
+      ),
+    );
+    expect(existsSync(canonical)).toBe(false);
+  });
+
   it("keeps a revision other than main apart in the cache, and asks for it", async () => {
     const model = await resolveLocalModel(`${REFERENCE}#v1.0`, { env });
 
     expect(model.path).toBe(
-      join(cache, "agentloop/models/huggingface/acme/tiny-GGUF@v1.0/quants/tiny-Q4_K_M.gguf"),
+      join(hubFolder(hub.url), "acme/tiny-GGUF@v1.0/quants/tiny-Q4_K_M.gguf"),
     );
     expect(hub.downloads()[0]?.path).toBe("/acme/tiny-GGUF/resolve/v1.0/quants/tiny-Q4_K_M.gguf");
   });
@@ -126,7 +144,7 @@ describe("resolveLocalModel with a Hugging Face reference", () => {
     );
 
     expect(error.message).toBe(
-      `Cannot download ${REFERENCE} (cannot reach ${new URL(nowhere).host}: ECONNREFUSED). Download it from ${nowhere}/acme/tiny-GGUF/resolve/main/quants/tiny-Q4_K_M.gguf and save it as ${cachedTiny()}, or pass --model with the path of a .gguf file.`,
+      `Cannot download ${REFERENCE} (cannot reach ${new URL(nowhere).host}: ECONNREFUSED). Download it from ${nowhere}/acme/tiny-GGUF/resolve/main/quants/tiny-Q4_K_M.gguf and save it as ${cachedTiny(nowhere)}, or pass --model with the path of a .gguf file.`,
     );
   });
 

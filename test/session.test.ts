@@ -92,6 +92,19 @@ describe("session files", () => {
   });
 });
 
+describe("the session header", () => {
+  it("keeps no password of a model's address (--provider local --model https://user:pass@host/...)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "agentloop-session-"));
+    const model = "https://me:hunter2hunter2@models.example/tiny.gguf";
+    const writer = openSessionWriter(dir, { ...header("s1", "/work"), model });
+    const [first] = readFileSync(writer.path, "utf8").split("\n");
+    expect(first).not.toContain("hunter2");
+    expect(JSON.parse(first as string).model).toBe(
+      "https://me:[redacted:url-password]@models.example/tiny.gguf",
+    );
+  });
+});
+
 describe("resuming", () => {
   it("answers tool calls left without results by a killed run, so the history is valid", () => {
     const dir = mkdtempSync(join(tmpdir(), "agentloop-sessions-"));

@@ -1,11 +1,12 @@
-// A key and its address travel together: an address the workspace's .env gives is used only
-// with a key from the same file, never with the person's own key from their environment.
+// A repository's .env may not choose where the session goes once the person has a key of their
+// own: its provider variables are then ignored with a notice. The course's setup (nothing of the
+// person's own, everything in one .env) works as before; where agentloop keeps and downloads its
+// files never comes from a .env.
 
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ConfigError } from "../src/core/errors.js";
 import {
   configurationEnv,
   type DotenvChoice,
@@ -27,81 +28,64 @@ const choose = (choice: Partial<DotenvChoice>) =>
   });
 
 describe("the workspace's .env", () => {
-  it("may not send the person's own key to an address it gives: one sentence with the three ways on", () => {
-    const refused = choose({
-      dotenv: { ANTHROPIC_BASE_URL: COLLECTOR },
-      env: { ANTHROPIC_API_KEY: "sk-ant-mine" },
-    });
-    expect(refused).toBeInstanceOf(ConfigError);
-    expect((refused as ConfigError).message).toBe(
-      `${FILE} sets ANTHROPIC_BASE_URL to ${COLLECTOR}, which would receive your own ANTHROPIC_API_KEY; to go on, set ANTHROPIC_BASE_URL yourself, pass --base-url or ${ALLOW}.`,
-    );
-  });
-
-  it("refuses even when it holds a key too, if the person's own key would win over it", () => {
-    const refused = choose({
-      dotenv: { OPENAI_BASE_URL: COLLECTOR, OPENAI_API_KEY: "sk-theirs" },
+  it("does not pick the provider for a person with a key of their own: it is ignored, and the notice names the file and the variables", () => {
+    const chosen = choose({
+      dotenv: { ANTHROPIC_API_KEY: "sk-ant-theirs", ANTHROPIC_BASE_URL: COLLECTOR },
       env: { OPENAI_API_KEY: "sk-mine" },
     });
-    expect(refused).toBeInstanceOf(ConfigError);
+    expect(chosen.env).toEqual({ OPENAI_API_KEY: "sk-mine" });
+    expect(chosen.notices).toEqual([
+      `${FILE} sets ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, not used: you have your own OPENAI_API_KEY, and a repository's .env does not choose where your session goes; to use them, ${ALLOW}.`,
+    ]);
   });
 
-  it("gives a key and its address together, as the course's setup does, with MODEL_ID", () => {
+  it("does not send the person's own key to an address it gives, nor choose their model", () => {
+    const env = { ANTHROPIC_API_KEY: "sk-ant-mine" };
+    const chosen = choose({
+      dotenv: { ANTHROPIC_BASE_URL: COLLECTOR, MODEL_ID: "claude-opus-5-5", DEBUG: "1" },
+      env,
+    });
+    expect(chosen.env).toEqual({ ...env, DEBUG: "1" });
+    expect(chosen.notices[0]).toContain("sets ANTHROPIC_BASE_URL, MODEL_ID, not used");
+  });
+
+  it("gives a key, its address and MODEL_ID together to a person with none of their own, as the course's setup does", () => {
     const dotenv = {
       ANTHROPIC_API_KEY: "sk-ant-course",
       ANTHROPIC_BASE_URL: "https://proxy.example",
       MODEL_ID: "claude-haiku-4-5",
     };
-    expect(choose({ dotenv, env: { PATH: "/bin" } })).toEqual({ ...dotenv, PATH: "/bin" });
-  });
-
-  it("may give the key when the person gives the address, and a model name whatever they give", () => {
-    const env = { ANTHROPIC_API_KEY: "sk-ant-mine", ANTHROPIC_BASE_URL: "https://mine.example" };
-    const dotenv = { ANTHROPIC_BASE_URL: COLLECTOR, MODEL_ID: "claude-opus-5-5" };
-    expect(choose({ dotenv, env })).toEqual({ ...env, MODEL_ID: "claude-opus-5-5" });
-  });
-
-  it("is fine once --base-url gives the address, or the person's settings allow this .env", () => {
-    const risky = { dotenv: { ANTHROPIC_BASE_URL: COLLECTOR }, env: { ANTHROPIC_API_KEY: "k" } };
-    expect(choose({ ...risky, baseURL: "https://mine.example" })).not.toBeInstanceOf(ConfigError);
-    expect(choose({ ...risky, allowed: true })).toEqual({
-      ANTHROPIC_BASE_URL: COLLECTOR,
-      ANTHROPIC_API_KEY: "k",
+    expect(choose({ dotenv, env: { PATH: "/bin" } })).toEqual({
+      env: { ...dotenv, PATH: "/bin" },
+      notices: [],
     });
   });
 
-  it("only matters for the provider the run uses, and when a key would be sent", () => {
-    // An application's own OpenAI address, while the person runs on Anthropic.
-    const appEnv = { dotenv: { OPENAI_BASE_URL: COLLECTOR } };
-    const anthropic = { ANTHROPIC_API_KEY: "sk-ant-mine", OPENAI_API_KEY: "sk-mine" };
-    expect(choose({ ...appEnv, env: anthropic })).not.toBeInstanceOf(ConfigError);
-    expect(choose({ ...appEnv, env: anthropic, provider: "openai" })).toBeInstanceOf(ConfigError);
-    // A local server with no key at all: nothing of the person's goes anywhere.
-    const local = { dotenv: { OPENAI_BASE_URL: "http://localhost:1234/v1" }, provider: "openai" };
-    expect(choose(local)).not.toBeInstanceOf(ConfigError);
-  });
-
-  it("never says where agentloop keeps its files: HOME and the XDG directories come from you alone", () => {
-    const dotenv = { XDG_CACHE_HOME: "./models", HOME: "/work/app", MODEL_ID: "claude-opus-5-5" };
-    expect(choose({ dotenv, env: { PATH: "/bin" }, allowed: true })).toEqual({
-      PATH: "/bin",
-      MODEL_ID: "claude-opus-5-5",
+  it("counts in full once the person's settings allow this .env", () => {
+    const dotenv = { ANTHROPIC_BASE_URL: COLLECTOR };
+    const chosen = choose({ dotenv, env: { ANTHROPIC_API_KEY: "k" }, allowed: true });
+    expect(chosen).toEqual({
+      env: { ANTHROPIC_BASE_URL: COLLECTOR, ANTHROPIC_API_KEY: "k" },
+      notices: [],
     });
   });
 
-  it("may not send the person's Hugging Face token to a hub it names, for a local model", () => {
-    const refused = choose({
-      dotenv: { HF_ENDPOINT: COLLECTOR },
-      env: { HF_TOKEN: "hf_mine" },
-      provider: "local",
-    });
-    expect((refused as ConfigError).message).toBe(
-      `${FILE} sets HF_ENDPOINT to ${COLLECTOR}, which would receive your own HF_TOKEN; to go on, set HF_ENDPOINT yourself or ${ALLOW}.`,
-    );
+  it("never says where agentloop keeps its files or downloads models from, even when allowed", () => {
+    const dotenv = {
+      XDG_CACHE_HOME: "./models",
+      HOME: "/work/app",
+      HF_ENDPOINT: COLLECTOR,
+      HF_TOKEN: "hf_theirs",
+    };
+    const chosen = choose({ dotenv, env: { PATH: "/bin" }, allowed: true });
+    expect(chosen.env).toEqual({ PATH: "/bin", HF_TOKEN: "hf_theirs" });
+    expect(chosen.notices).toEqual([
+      `${FILE} sets XDG_CACHE_HOME, HOME, HF_ENDPOINT, not used: where agentloop keeps its files and downloads models from comes from your own environment alone.`,
+    ]);
   });
 });
 
-describe("allowing one project's .env", () => {
+describe("reading the workspace's .env", () => {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "agentloop-dotenv-")));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -112,11 +96,26 @@ describe("allowing one project's .env", () => {
     writeFileSync(join(workspace, ".env"), `ANTHROPIC_BASE_URL=${COLLECTOR}\n`);
     const env = { XDG_CONFIG_HOME: config, ANTHROPIC_API_KEY: "sk-ant-mine" };
     const userFile = join(config, "agentloop", "settings.json");
-    await expect(workspaceEnvironment({ workspace, env })).rejects.toThrow(
+    const before = await workspaceEnvironment({ workspace, env });
+    expect(before.env.ANTHROPIC_BASE_URL).toBeUndefined();
+    expect(before.notices[0]).toContain(
       `add "${workspace}" to "allowProjectDotenv" in ${userFile}.`,
     );
     mkdirSync(join(config, "agentloop"), { recursive: true });
     writeFileSync(userFile, JSON.stringify({ allowProjectDotenv: [workspace] }));
-    expect((await workspaceEnvironment({ workspace, env })).ANTHROPIC_BASE_URL).toBe(COLLECTOR);
+    expect((await workspaceEnvironment({ workspace, env })).env.ANTHROPIC_BASE_URL).toBe(COLLECTOR);
+  });
+
+  it("does not read a .env that is a link to /dev/zero: one notice, at once", async () => {
+    const workspace = join(root, "zero");
+    mkdirSync(workspace);
+    symlinkSync("/dev/zero", join(workspace, ".env"));
+    const started = Date.now();
+    const chosen = await workspaceEnvironment({ workspace, env: { PATH: "/bin" } });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(chosen.env).toEqual({ PATH: "/bin" });
+    expect(chosen.notices).toEqual([
+      `${join(workspace, ".env")} was not read: it leads to /dev/zero, outside ${workspace}.`,
+    ]);
   });
 });

@@ -1,12 +1,14 @@
 // Where agent definitions are found: .agentloop/agents/ and .claude/agents/ in every directory
 // from the workspace up to the repository root (nearest first), then the user's
 // ~/.config/agentloop/agents/ and ~/.claude/agents/. The first definition of a name wins, and
-// one of a built-in's name replaces the built-in.
+// one of a built-in's name replaces the built-in. A definition that links out of the place it
+// belongs to (the repository, or the person's home and configuration) is skipped with a notice.
 
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { directoriesFromRepositoryRoot } from "../core/git-directory.js";
+import { personalPlaces, readOwnFile, repositoryPlace } from "../core/own-file.js";
 import { BUILT_IN_AGENTS } from "./built-ins.js";
 import { type AgentDefinition, parseDefinition } from "./definition.js";
 
@@ -25,25 +27,30 @@ export function findAgents(options: {
   const env = options.env ?? process.env;
   const home = options.home ?? homedir();
   const configHome = env.XDG_CONFIG_HOME || join(home, ".config");
-  const directories = [
+  const repository = [repositoryPlace(options.workspace)];
+  const personal = personalPlaces({ ...env, HOME: home, XDG_CONFIG_HOME: configHome });
+  /** Each folder with the places its definitions may lead to. */
+  const folders = [
     ...nearestFirst(options.workspace).flatMap((directory) => [
-      join(directory, ".agentloop", "agents"),
-      join(directory, ".claude", "agents"),
+      { folder: join(directory, ".agentloop", "agents"), places: repository },
+      { folder: join(directory, ".claude", "agents"), places: repository },
     ]),
-    join(configHome, "agentloop", "agents"),
-    join(home, ".claude", "agents"),
+    { folder: join(configHome, "agentloop", "agents"), places: personal },
+    { folder: join(home, ".claude", "agents"), places: personal },
   ];
   const byName = new Map<string, AgentDefinition>();
   const notices: string[] = [];
-  for (const file of directories.flatMap(markdownFiles)) {
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch (error) {
-      notices.push(`agent definition ${file} skipped: ${(error as Error).message}.`);
+  const files = folders.flatMap(({ folder, places }) =>
+    markdownFiles(folder).map((file) => ({ file, places })),
+  );
+  for (const { file, places } of files) {
+    const read = readOwnFile(file, places);
+    if (!("text" in read)) {
+      const why = "skipped" in read ? read.skipped : "it no longer exists";
+      notices.push(`agent definition ${file} skipped: ${why}.`);
       continue;
     }
-    const parsed = parseDefinition(text, file);
+    const parsed = parseDefinition(read.text, file);
     if ("skip" in parsed) notices.push(`agent definition ${file} skipped: ${parsed.skip}.`);
     else if (!byName.has(parsed.name)) byName.set(parsed.name, parsed);
   }

@@ -75,7 +75,11 @@ export async function assembleSession(
   // passed on to the commands it runs. Where settings, approvals and sessions live comes from
   // the real environment alone: a repository's .env must not point agentloop at files it wrote.
   const userEnv = process.env;
-  const env = await workspaceEnvironment({ ...options, workspace: options.cwd, env: userEnv });
+  const configuration = await workspaceEnvironment({ workspace: options.cwd, env: userEnv });
+  const env = configuration.env;
+  // Said at once: what of the .env was not used explains where the session goes, or why a
+  // download fails, before anything is sent.
+  for (const sentence of configuration.notices) io.notice(sentence);
   const where = { workspace: options.cwd, env: userEnv };
   const api = await chooseApi({ flag: options.api, workspace: options.cwd, env: userEnv });
   /** A model of the session's provider: the one chosen, or another (/model, an agent's). */

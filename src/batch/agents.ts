@@ -29,12 +29,8 @@ export async function prepareAgents(
   /** Also told of each pause, to spread it further (to every worker of a queue). */
   onPause?: (ms: number) => void,
 ): Promise<{ agent: AgentCommand; close: () => Promise<void> }> {
-  const env = await workspaceEnvironment({
-    workspace: process.cwd(),
-    env: io.env,
-    provider: command.agent.provider,
-    baseURL: command.agent.baseURL,
-  });
+  const { env, notices } = await workspaceEnvironment({ workspace: process.cwd(), env: io.env });
+  for (const notice of notices) io.stderr.write(`agentloop: ${notice}\n`);
   const resolved = resolveProvider({
     provider: command.agent.provider,
     model: command.agent.model,

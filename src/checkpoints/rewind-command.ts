@@ -2,13 +2,14 @@
 // or take it back to just before prompt N. No model and no key: it reads the session file, the
 // blobs and the shadow repository beside it, and appends its records to that file.
 
-import { relative, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError } from "../core/errors.js";
 import { EXIT } from "../core/exit-codes.js";
 import { checkpointLines, NOT_TRACKED, resultLines } from "./describe.js";
-import { checkpointData } from "./recorder.js";
-import { scopeOf } from "./records.js";
+import { type CheckpointData, checkpointData } from "./recorder.js";
+import { type CheckpointLog, scopeOf } from "./records.js";
 import { checkpointNamed, readCheckpointLog, rewindSession, sessionDirectoryOf } from "./rewind.js";
 import { findSessionFile } from "./session-choice.js";
 
@@ -49,6 +50,11 @@ export function runRewindCommand(argv: string[], io: RewindIO): number {
   }
   checkpointNamed(log, options.number);
   const { code, conversation } = options;
+  const broken = code ? unreadableStore(log, options.number, data()) : null;
+  if (broken) {
+    io.stderr(`agentloop: ${broken}`);
+    return EXIT.runtimeError;
+  }
   const result = rewindSession({
     ...options,
     cwd,
@@ -80,6 +86,32 @@ export function runRewindCommand(argv: string[], io: RewindIO): number {
   }
   const nothingRestored = result.restored.length + result.removed.length === 0;
   return code && nothingRestored && result.leftAlone.length > 0 ? EXIT.runtimeError : EXIT.done;
+}
+
+/**
+ * Why the store cannot give back what a rewind to `number` needs (the shadow repository deleted
+ * or its objects damaged, a saved file's blob gone), asked before anything is recorded: a rewind
+ * that fails half-way would leave a checkpoint of its own behind, one that never finished.
+ */
+function unreadableStore(log: CheckpointLog, number: number, data: CheckpointData): string | null {
+  const trees = [
+    log.checkpoints.find((checkpoint) => checkpoint.number === number)?.tree,
+    log.left.findLast((left) => left.checkpoint >= number && left.tree !== null)?.tree,
+  ].filter((tree): tree is string => typeof tree === "string");
+  const blobs = log.saved.flatMap((saved) =>
+    saved.checkpoint >= number && saved.before.kind === "file" ? [saved.before.blob] : [],
+  );
+  try {
+    for (const tree of trees) {
+      if (!data.shadow) throw new Error("no shadow repository");
+      data.shadow.files(tree);
+    }
+    if (blobs.some((blob) => !existsSync(join(data.blobs, blob))))
+      throw new Error("a blob is gone");
+  } catch {
+    return `The checkpoints of this session cannot be read (their store, ${dirname(data.blobs)}, was deleted or damaged), so nothing was rewound; agentloop rewind ${number} --conversation still takes the conversation back.`;
+  }
+  return null;
 }
 
 function listed(log: ReturnType<typeof readCheckpointLog>["log"]) {

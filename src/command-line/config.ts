@@ -107,7 +107,8 @@ Hooks: "hooks" in ~/.config/agentloop/settings.json or .agentloop/settings.json,
   Code's format; a project's hooks run once you approve them. /hooks lists them.
 Settings: ~/.config/agentloop/settings.json, then .agentloop/settings.json and
   settings.local.json; what a project's would widen (allow rules, tools) applies once you approve
-  it, and a .env's base URL only with its own key. /permissions lists the rules.`;
+  it; a .env's keys and addresses count only when you have no key of your own. /permissions
+  lists the rules.`;
 
 export function parseCommandLine(argv: string[], currentDirectory = process.cwd()): CommandLine {
   let parsed: ReturnType<typeof parseFlags>;

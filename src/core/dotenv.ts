@@ -1,16 +1,21 @@
 // Reads a `.env` file into a plain object. The values configure agentloop itself; they are
 // never copied into process.env, so the commands the agent runs do not inherit them.
 
-import { readFileSync } from "node:fs";
+import { readOwnFile } from "./own-file.js";
 
-export function readDotenv(path: string): Record<string, string> {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    return {};
-  }
-  return parseDotenv(text);
+export interface Dotenv {
+  values: Record<string, string>;
+  /** Why the file was there and not read (a link out of `places`, a device, too large). */
+  skipped?: string;
+}
+
+/** The file's values, read only if it leads inside `places` and is a small regular file. */
+export function readDotenv(path: string, places: readonly string[]): Dotenv {
+  const read = readOwnFile(path, places);
+  if ("text" in read) return { values: parseDotenv(read.text) };
+  return "skipped" in read
+    ? { values: {}, skipped: `${path} was not read: ${read.skipped}.` }
+    : { values: {} };
 }
 
 export function parseDotenv(text: string): Record<string, string> {

@@ -4,10 +4,10 @@
 // Each part of agentloop reads its own keys from them through project-settings.ts, which
 // holds back what a project's files may not decide alone.
 
-import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { ConfigError } from "./errors.js";
+import { readOwnFile } from "./own-file.js";
 
 export function projectSettingsPath(workspace: string): string {
   return join(workspace, ".agentloop", "settings.json");
@@ -22,14 +22,21 @@ export function userSettingsPath(env: NodeJS.ProcessEnv = process.env, home = ho
   return join(configHome, "agentloop", "settings.json");
 }
 
+/**
+ * The file as a JSON object ({} when there is none). It is read only where it leads inside its
+ * place: the folder holding its `agentloop` or `.agentloop` folder (the project, or the person's
+ * configuration or state directory), so that a repository's settings file cannot be a link to a
+ * device or to a file of the person's; a person's own file (in an `agentloop` folder) may also
+ * lead anywhere in their home, as into a dotfiles checkout.
+ */
 export async function readSettings(file: string): Promise<Record<string, unknown>> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
-    throw new ConfigError(`Cannot read ${file}: ${(error as Error).message}.`);
-  }
+  const folder = dirname(file);
+  const places = [dirname(folder), ...(basename(folder) === "agentloop" ? [homedir()] : [])];
+  const read = readOwnFile(file, places);
+  if ("missing" in read) return {};
+  if ("skipped" in read)
+    throw new ConfigError(`${file} was not read: ${read.skipped}; fix or remove it.`);
+  const text = read.text;
   try {
     const parsed: unknown = JSON.parse(text);
     if (isRecord(parsed)) return parsed;

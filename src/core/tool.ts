@@ -15,6 +15,13 @@ export interface ToolContext {
   signal: AbortSignal;
   /** The id of the call being run, for work it reports on under that call (a subagent's). */
   toolUseId?: string;
+  /**
+   * For a tool with `files`: where each path (as `files` gave it) led when the permission check
+   * judged it, every link followed. The tool works on these, never on the path again, so a
+   * link swapped in after the check cannot move the call outside what was approved. Absent
+   * when nothing checked the call (a library's toolbox without a check).
+   */
+  realPaths?: Readonly<Record<string, string>>;
 }
 
 export interface ToolOutput {

@@ -2,9 +2,9 @@
 // project's .mcp.json, "mcpServers" in the user's settings file, and files given with
 // --mcp-config. On the same name a flag beats the project, and the project beats the user.
 
-import { readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { ConfigError } from "../core/errors.js";
+import { readOwnFile, repositoryPlace } from "../core/own-file.js";
 import { isRecord, readSettings, userSettingsPath } from "../core/settings.js";
 
 export type McpServerConfig =
@@ -45,14 +45,18 @@ export async function loadMcpServers(input: {
   }
 
   const projectFile = join(resolve(input.workspace), PROJECT_MCP_FILE);
-  const project = await readJsonObject(projectFile, { required: false });
+  const project = await readJsonObject(projectFile, {
+    required: false,
+    places: [repositoryPlace(input.workspace)],
+  });
   if (project?.mcpServers !== undefined) {
     add(serversFrom(project.mcpServers, { file: projectFile, source: "project", env: input.env }));
   }
 
   for (const given of input.configFiles) {
     const file = resolve(given);
-    const flag = await readJsonObject(file, { required: true });
+    // The person names this file: it may be anywhere, but is still read only if small and regular.
+    const flag = await readJsonObject(file, { required: true, places: ["/"] });
     if (flag?.mcpServers === undefined) {
       throw new ConfigError(
         `${file}, given to --mcp-config, has no "mcpServers" object; write {"mcpServers": {"name": {...}}}.`,
@@ -65,17 +69,14 @@ export async function loadMcpServers(input: {
 
 async function readJsonObject(
   file: string,
-  options: { required: boolean },
+  options: { required: boolean; places: string[] },
 ): Promise<Record<string, unknown> | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" && !options.required) return undefined;
-    if (code === "ENOENT") throw new ConfigError(`${file}, given to --mcp-config, does not exist.`);
-    throw new ConfigError(`Cannot read ${file}: ${(error as Error).message}.`);
-  }
+  const read = readOwnFile(file, options.places);
+  if ("missing" in read && !options.required) return undefined;
+  if ("missing" in read) throw new ConfigError(`${file}, given to --mcp-config, does not exist.`);
+  if ("skipped" in read)
+    throw new ConfigError(`${file} was not read: ${read.skipped}; fix or remove it.`);
+  const text = read.text;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

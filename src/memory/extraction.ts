@@ -3,6 +3,7 @@
 // facts about the project, corrections), one line each, in a format parsed line by line.
 
 import { type Message, resultText } from "../core/messages.js";
+import { redactSecretShapes, secretKinds } from "../permissions/secret-shapes.js";
 import { describeEntry, type MemoryEntry, oneLine, topicName } from "./entry.js";
 
 /** The first words of the request: the fake model in the tests answers it by them. */
@@ -40,14 +41,18 @@ ${transcript(messages)}
 </session>`;
 }
 
-/** The proposals of an answer: its REMEMBER lines with a usable topic and text. */
+/**
+ * The proposals of an answer: its REMEMBER lines with a usable topic and text. One that holds
+ * something shaped like a secret is left out: it would be stored, and resent in every later
+ * session's system prompt.
+ */
 export function parseProposals(answer: string): Proposal[] {
   const proposals: Proposal[] = [];
   for (const line of answer.split("\n")) {
     const match = /^\s*[-*]?\s*REMEMBER\s+([^:]+):\s*(.+)$/i.exec(line);
     const topic = match && topicName(match[1] as string);
     const text = match && oneLine(match[2] as string);
-    if (topic && text) proposals.push({ topic, text });
+    if (topic && text && secretKinds(text).length === 0) proposals.push({ topic, text });
   }
   return proposals;
 }
@@ -69,7 +74,8 @@ function transcript(messages: readonly Message[]): string {
       }
     }
   }
-  const text = parts.join("\n\n");
+  // The model has no use for a secret here, and none to echo back as a proposal.
+  const text = redactSecretShapes(parts.join("\n\n"));
   if (text.length <= TRANSCRIPT_CHARACTERS) return text;
   return `(the start of the session is left out)\n${text.slice(-TRANSCRIPT_CHARACTERS)}`;
 }

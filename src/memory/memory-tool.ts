@@ -1,8 +1,11 @@
 // The memory tool: the model adds, updates or forgets an entry of the project's memory, or
-// reads a topic's file. Secrets are redacted by the store before anything is written, and the
-// model is told when one was.
+// reads a topic's file. A text shaped like a secret (an API key, a token, a private key) is
+// refused with a reason the model can act on, since the memory is read into every later
+// session's system prompt; the person's own secret values are redacted by the store besides,
+// and the model is told when one was.
 
 import type { PartEvent } from "../core/events.js";
+import { secretKinds } from "../permissions/secret-shapes.js";
 import { failure, success, type Tool } from "../tools/tool.js";
 import { oneLine, topicName } from "./entry.js";
 import { writeEvent } from "./memory-events.js";
@@ -47,6 +50,8 @@ export function createMemoryTool(options: {
       }
       const text = typeof input.text === "string" ? oneLine(input.text) : "";
       const id = typeof input.id === "string" ? input.id.replace(/^\[|\]$/g, "") : "";
+      const secret = refusedSecret(text);
+      if (secret) return failure(secret);
       // @step tool.memory: The memory tool adds, updates, forgets or reads entries.
       switch (input.action) {
         case "add": {
@@ -91,6 +96,13 @@ export function createMemoryTool(options: {
       }
     },
   };
+}
+
+/** Why a text holding something shaped like a secret is not saved, and what to save instead. */
+function refusedSecret(text: string): string | null {
+  const kinds = secretKinds(text);
+  if (kinds.length === 0) return null;
+  return `Not saved: the text holds what looks like ${kinds.join(" and ")}, and the memory is read into every later session. Never save a secret; save where it is kept or how to get it instead (for example "the deploy token is in the DEPLOY_TOKEN variable of CI"), without the secret itself.`;
 }
 
 function redactedNote(asked: string, stored: string): string {

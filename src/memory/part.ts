@@ -10,6 +10,7 @@ import type { Message } from "../core/messages.js";
 import type { PartHost, SessionPart } from "../core/part.js";
 import type { Tool } from "../core/tool.js";
 import { plural } from "../core/wording.js";
+import { redactSecretShapes } from "../permissions/secret-shapes.js";
 import { askModel } from "./ask-model.js";
 import { applyConsolidation, CONSOLIDATION_SYSTEM, consolidationRequest } from "./consolidation.js";
 import { timeStamp } from "./entry.js";
@@ -57,7 +58,8 @@ export async function startMemoryPart(options: MemoryPartOptions): Promise<Sessi
       `${plural(waiting, "proposed memory", "proposed memories")} wait for your yes: /memory lists them.`,
     );
   }
-  const head = indexHead(store.index());
+  // Entries saved before secrets were refused by their shape are not resent either.
+  const head = indexHead(redactSecretShapes(store.index()));
   let host: PartHost | undefined;
   const session = () => (host ? basename(host.directory()) : "");
   // @step memory.read: The memory's index goes into the system prompt at the start.

@@ -4,11 +4,12 @@
 // one at a time, and every text is redacted before it reaches the disk.
 
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, readdirSync, realpathSync } from "node:fs";
 import { cp, mkdir, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { writeFileAtomically } from "../core/atomic-write.js";
 import { mainWorkTreeRoot } from "../core/git-directory.js";
+import { readOwnFile } from "../core/own-file.js";
 import { stateDirectory } from "../core/state-directory.js";
 import {
   describeEntry,
@@ -66,6 +67,11 @@ export function openMemoryStore(options: {
   const topics = join(directory, "topics");
   const indexPath = join(directory, "MEMORY.md");
   const topicPath = (topic: string) => join(topics, `${topic}.md`);
+  /** A file of this memory, read only where it leads inside it (null when missing or not). */
+  const readHere = (file: string): string | null => {
+    const read = readOwnFile(file, [directory]);
+    return "text" in read ? read.text : null;
+  };
   // One write at a time: each reads the files the one before it wrote.
   let queue: Promise<unknown> = Promise.resolve();
   const serially = <T>(work: () => Promise<T>): Promise<T> => {
@@ -81,7 +87,7 @@ export function openMemoryStore(options: {
       .sort()
       .flatMap((name) => {
         const topic = name.slice(0, -3);
-        return parseTopicFile(topic, readFileSync(join(topics, name), "utf8"));
+        return parseTopicFile(topic, readHere(join(topics, name)) ?? "");
       });
   }
 
@@ -114,10 +120,9 @@ export function openMemoryStore(options: {
   return {
     directory,
     indexPath,
-    index: () => (existsSync(indexPath) ? readFileSync(indexPath, "utf8") : ""),
+    index: () => readHere(indexPath) ?? "",
     entries,
-    topicText: (topic) =>
-      existsSync(topicPath(topic)) ? readFileSync(topicPath(topic), "utf8") : null,
+    topicText: (topic) => readHere(topicPath(topic)),
     add: (topic, text, writer) =>
       serially(async () => {
         const all = entries();

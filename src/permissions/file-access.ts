@@ -2,7 +2,9 @@
 // edit). Paths are judged where they really point, symbolic links resolved, so a link in the
 // workspace to ~/.ssh or /etc is judged as ~/.ssh or /etc. Reading is allowed anywhere but in
 // credentials; changing a file is asked about (or, in auto mode, allowed) inside the workspace
-// and the temp directories, and always needs a person anywhere else.
+// and the temp directories, and always needs a person anywhere else. Each path is resolved once
+// (realPathsOf): the decision is about those real paths, and the tool is given them to work on,
+// so a link swapped in after the check cannot take the call elsewhere (tools/pinned-file.ts).
 
 import { isAbsolute, join, relative } from "node:path";
 import { resolveToolPath } from "../core/tool-path.js";
@@ -22,10 +24,23 @@ export interface FileAccessContext {
   rules: PermissionRules;
 }
 
+/** Where each path leads now, every link followed: what the decision and the tool both use. */
+export function realPathsOf(
+  files: FileAccess[],
+  workspace: string,
+  home: string,
+): Record<string, string> {
+  return Object.fromEntries(
+    files.map(({ path }) => [path, realTarget(resolveToolPath(workspace, path, home))]),
+  );
+}
+
 export function judgeFileAccess(
   toolName: string,
   files: FileAccess[],
   context: FileAccessContext,
+  /** From realPathsOf, resolved once for the decision and the tool alike. */
+  targets: Readonly<Record<string, string>> = realPathsOf(files, context.workspace, context.home),
 ): Decision {
   const rule = toolRule(toolName);
   // Resolved at every call: a link made since the last one is judged where it points now.
@@ -35,7 +50,7 @@ export function judgeFileAccess(
   let changesInside: string | null = null;
   for (const { path, change } of files) {
     const given = resolveToolPath(context.workspace, path, context.home);
-    const target = realTarget(given);
+    const target = targets[path] ?? realTarget(given);
     const shown = target === given ? `"${path}"` : `"${path}" (a link to ${target})`;
     if (credentials.some((secret) => within(secret, target))) {
       return { verdict: "deny", reason: `${toolName} would use ${shown}, which holds credentials` };

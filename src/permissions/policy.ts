@@ -16,7 +16,7 @@ import { initShellParser, isShellParserReady } from "../shell/parse.js";
 import type { Tool } from "../tools/tool.js";
 import type { PermissionCheck, PermissionHint } from "../tools/toolbox.js";
 import { classifyCommand, type Decision, isReadOnlyScript } from "./classify.js";
-import { judgeFileAccess } from "./file-access.js";
+import { judgeFileAccess, realPathsOf } from "./file-access.js";
 import { rememberAllowRules } from "./local-rules.js";
 import { type PermissionRules, ruleForTool, toolRule } from "./rules.js";
 
@@ -96,6 +96,21 @@ export function createPermissionCheck(settings: PermissionOptions): PermissionCh
   const { mode, rules } = settings;
   const modeNow = typeof mode === "function" ? mode : () => mode;
   return async (call, tool, hint) => {
+    // A file tool's paths are resolved once: judged as they lead now, and handed to the tool.
+    const files = tool.files?.(call.input as Record<string, unknown>);
+    const realPaths = files
+      ? realPathsOf(files, settings.workspace, settings.home ?? homedir())
+      : undefined;
+    const outcome = await decide(call, tool, hint, realPaths);
+    return outcome.allowed && realPaths ? { allowed: true, realPaths } : outcome;
+  };
+
+  async function decide(
+    call: ToolUseBlock,
+    tool: Tool,
+    hint: PermissionHint | undefined,
+    realPaths: Record<string, string> | undefined,
+  ): Promise<Outcome> {
     const current = modeNow();
     // Inside bubblewrap /tmp is private to agentloop, so deleting there harms nothing. Seatbelt
     // (macOS) leaves the host's /tmp and $TMPDIR in place, unwritable: there the scratch
@@ -104,7 +119,7 @@ export function createPermissionCheck(settings: PermissionOptions): PermissionCh
       sandboxFor(current) !== null && (settings.platform ?? process.platform) === "darwin";
     const privateTmp = sandboxFor(current) !== null && !seatbelt;
     const scratch = [...(settings.scratch ?? []), ...(privateTmp ? ["/tmp"] : [])];
-    const options = { ...settings, scratch, temporary: seatbelt ? [] : [tmpdir()] };
+    const options = { ...settings, scratch, temporary: seatbelt ? [] : [tmpdir()], realPaths };
     const judged = withHint(await judge(call, tool, options), hint, current);
     if (judged.verdict === "deny")
       return { allowed: false, reason: `Permission denied: ${judged.reason}.` };
@@ -121,7 +136,7 @@ export function createPermissionCheck(settings: PermissionOptions): PermissionCh
       case "ask":
         return askPerson(judged, call, tool, options);
     }
-  };
+  }
 
   async function askPerson(
     judged: Extract<Decision, { verdict: "ask" }>,
@@ -216,8 +231,14 @@ function refuseOrSandbox(
   };
 }
 
-/** The options, with the temp directories the file tools may change besides the scratch ones. */
-type JudgeOptions = PermissionOptions & { temporary: string[] };
+/**
+ * The options, with the temp directories the file tools may change besides the scratch ones,
+ * and where a file tool's paths lead (realPathsOf).
+ */
+type JudgeOptions = PermissionOptions & {
+  temporary: string[];
+  realPaths: Record<string, string> | undefined;
+};
 
 async function judge(call: ToolUseBlock, tool: Tool, options: JudgeOptions): Promise<Decision> {
   const command = commandOf(call, tool);
@@ -228,11 +249,12 @@ async function judge(call: ToolUseBlock, tool: Tool, options: JudgeOptions): Pro
   const input = call.input as Record<string, unknown>;
   if (tool.files) {
     const home = options.home ?? homedir();
-    return judgeFileAccess(tool.name, tool.files(input), {
-      ...options,
-      home,
-      scratch: options.scratch ?? [],
-    });
+    return judgeFileAccess(
+      tool.name,
+      tool.files(input),
+      { ...options, home, scratch: options.scratch ?? [] },
+      options.realPaths,
+    );
   }
   const { allow, ask, deny } = options.rules;
   const denied = ruleForTool(deny, tool.name);

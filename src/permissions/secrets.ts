@@ -1,10 +1,12 @@
-// Secrets stay home: the values of secret environment variables are replaced in tool output
-// before it reaches the model or the session file.
+// Secrets stay home: the values of secret environment variables, and text shaped like a secret
+// (secret-shapes.ts), are replaced in tool output before it reaches the model or the session file.
 //
 // A secret is the value (8 characters or more) of a variable whose name has a part (split at
 // `_`) such as KEY, TOKEN, SECRET, PASSWORD, PASSWD, PASS, PAT, CREDENTIAL(S), APIKEY or
 // PRIVATE (ANTHROPIC_API_KEY, GH_TOKEN, AWS_SECRET_ACCESS_KEY, DB_PASSWORD), and the password
 // in any variable holding a URL with one (postgres://user:password@host).
+
+import { redactSecretShapes } from "./secret-shapes.js";
 
 export interface SecretValue {
   name: string;
@@ -66,14 +68,16 @@ function urlPasswords(value: string): string[] {
   }
 }
 
-/** Replaces every secret value in a text with `[redacted:NAME]`. */
+/**
+ * Replaces every secret value in a text with `[redacted:NAME]`, then whatever else is shaped
+ * like a secret with `[redacted:KIND]` (an Anthropic key pasted into a file, a private key).
+ */
 export function createRedactor(secrets: SecretValue[]): (text: string) => string {
-  if (secrets.length === 0) return (text) => text;
   return (text) => {
     let result = text;
     for (const { name, value } of secrets) {
       if (result.includes(value)) result = result.split(value).join(`[redacted:${name}]`);
     }
-    return result;
+    return redactSecretShapes(result);
   };
 }

@@ -46,6 +46,20 @@ export function hubToken(env: NodeJS.ProcessEnv): string | undefined {
   return env.HF_TOKEN || undefined;
 }
 
+/**
+ * The cache folders for a hub's files: huggingface.co's under `huggingface/`, any other hub's
+ * (a mirror HF_ENDPOINT names) under `hubs/HOST/`, so a file that came from elsewhere never
+ * takes the name later runs load the default model by, whatever checksum its hub gave.
+ */
+export function hubCacheFolders(endpoint: string): string[] {
+  return endpoint === DEFAULT_ENDPOINT ? ["huggingface"] : ["hubs", hostFolder(new URL(endpoint))];
+}
+
+/** A host as one folder name: `127.0.0.1_8080` when it has a port. */
+export function hostFolder(url: URL): string {
+  return url.port ? `${url.hostname}_${url.port}` : url.hostname;
+}
+
 /** Whether `url` is on the hub, the only host HF_TOKEN may go to. */
 export function isOnHub(url: URL, env: NodeJS.ProcessEnv): boolean {
   return url.origin === new URL(hubEndpoint(env)).origin;

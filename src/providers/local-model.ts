@@ -11,6 +11,8 @@ import { resolveToolPath } from "../core/tool-path.js";
 import { cannotDownload, ModelDownloadError, notFound } from "./download-errors.js";
 import {
   type HubFile,
+  hostFolder,
+  hubCacheFolders,
   hubEndpoint,
   hubToken,
   isOnHub,
@@ -135,16 +137,16 @@ async function fromHub(
 ): Promise<LocalModel> {
   const { owner, repo, file, revision } = source;
   const repoDir = revision === DEFAULT_REVISION ? repo : `${repo}@${encodeURIComponent(revision)}`;
+  const endpoint = hubEndpoint(options.env);
   const destination = join(
     cacheRoot(options.env),
-    "huggingface",
+    ...hubCacheFolders(endpoint),
     owner,
     repoDir,
     ...file.split("/"),
   );
   if (await exists(destination)) return cached(destination);
 
-  const endpoint = hubEndpoint(options.env);
   const url = resolveUrl(endpoint, source);
   const manualHint = { reference, url, destination };
   const token = hubToken(options.env);
@@ -167,8 +169,7 @@ async function fromUrl(reference: string, url: URL, options: ResolveOptions): Pr
       `${reference} is not the address of a .gguf file; pass one whose path ends in .gguf.`,
     );
   }
-  const host = url.port ? `${url.hostname}_${url.port}` : url.hostname;
-  const destination = join(cacheRoot(options.env), "urls", host, ...segments);
+  const destination = join(cacheRoot(options.env), "urls", hostFolder(url), ...segments);
   if (await exists(destination)) return cached(destination);
 
   const manualHint = { reference, url: url.href, destination };

@@ -27,6 +27,7 @@ import { type Message, type StopReason, textOf, type Usage } from "../core/messa
 import { stateDirectory } from "../core/state-directory.js";
 import { loadImages, storeImages } from "../images/image-store.js";
 import type { PermissionMode } from "../permissions/policy.js";
+import { redactSecretShapes } from "../permissions/secret-shapes.js";
 
 export const SESSION_FORMAT_VERSION = 1;
 
@@ -110,7 +111,8 @@ export function openSessionWriter(
   const fd = openSync(path, "a+", 0o600);
   const append = (line: object) => writeSync(fd, `${JSON.stringify(line)}\n`);
   if (options.resume) endCutOffLine(fd);
-  else append(header);
+  // The model may be an address with a password in it (--provider local --model https://...).
+  else append({ ...header, model: redactSecretShapes(header.model) });
   const at = () => new Date().toISOString();
   const stored = (message: Message) => storeImages(message, directory, header.id);
 
@@ -223,6 +225,7 @@ export function parseSession(text: string): SessionContents {
     const record = value as SessionHeader | SessionEntry;
     if (record.type === "session") contents.header = record;
     else {
+      if (record.type === "message") record.message = withReadableResults(record.message);
       contents.entries.push(record);
       if (record.type === "message") contents.messages.push(record.message);
     }
@@ -264,6 +267,35 @@ function shapeProblem(value: unknown, lineNumber: number): string | null {
     default:
       return `unknown entry type ${JSON.stringify(record.type)}`;
   }
+}
+
+/** How much of a result recorded in a shape no tool gives is kept, as its JSON text. */
+const UNREADABLE_RESULT_CHARS = 2_000;
+
+/**
+ * The message with each tool result's content as text or a list of parts, the only shapes the
+ * rest of agentloop reads: a file edited by hand, or written by another program, may hold an
+ * object there. The result is kept as its JSON text, so the session still resumes.
+ */
+function withReadableResults<M extends Message>(message: M): M {
+  if (typeof message.content === "string") return message;
+  if (!message.content.some(unreadableResult)) return message;
+  const content = message.content.map((block) =>
+    unreadableResult(block)
+      ? { ...block, content: JSON.stringify(block.content).slice(0, UNREADABLE_RESULT_CHARS) }
+      : block,
+  );
+  return { ...message, content } as M;
+}
+
+function unreadableResult(block: unknown): block is { type: "tool_result"; content: unknown } {
+  const { type, content } = block as { type?: unknown; content?: unknown };
+  return (
+    type === "tool_result" &&
+    content !== undefined &&
+    typeof content !== "string" &&
+    !Array.isArray(content)
+  );
 }
 
 /** A compaction line is replayed on resume, so it must hold what replaying it needs. */

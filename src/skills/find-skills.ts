@@ -1,9 +1,12 @@
 // Finds the skills (`<folder>/skills/<name>/SKILL.md`) and custom commands
 // (`<folder>/commands/<name>.md`) of the user and of the project, in the folders places.ts
-// lists, and reads their frontmatter. A file that cannot be used is skipped with one line.
+// lists, and reads their frontmatter. A file that cannot be used is skipped with one line, as
+// is one that leads out of the place it belongs to (core/own-file.ts): a repository's skill
+// that links to a file of the person's is not read.
 
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { basename, join } from "node:path";
+import { personalPlaces, readOwnFile, repositoryPlace } from "../core/own-file.js";
 import { type Frontmatter, parseFrontmatter, stringField } from "./frontmatter.js";
 import { isFile, type Scope, searchFolders, type Where } from "./places.js";
 import type { Skill, SkillCatalog } from "./skill.js";
@@ -16,6 +19,10 @@ const SHELL_INJECTION = /!`[^`\n]+`/;
 export function findSkills(where: Where): SkillCatalog {
   const skills: Skill[] = [];
   const skipped: string[] = [];
+  const places = {
+    project: [repositoryPlace(where.cwd)],
+    user: personalPlaces(where.env),
+  } satisfies Record<Scope, string[]>;
   const add = (found: Skill | string) => {
     if (typeof found === "string") skipped.push(found);
     // The first of a name wins; a skill wins over a command of the same name.
@@ -24,13 +31,15 @@ export function findSkills(where: Where): SkillCatalog {
   for (const { folder, scope } of searchFolders("skills", where)) {
     for (const entry of entriesOf(folder)) {
       const file = join(folder, entry, "SKILL.md");
-      if (isFile(file)) add(readSkill(file, join(folder, entry), entry, scope));
+      if (isFile(file)) add(readSkill(file, join(folder, entry), entry, scope, places[scope]));
     }
   }
   for (const { folder, scope } of searchFolders("commands", where)) {
     for (const entry of entriesOf(folder)) {
       const file = join(folder, entry);
-      if (entry.endsWith(".md") && isFile(file)) add(readCommand(file, folder, scope));
+      if (entry.endsWith(".md") && isFile(file)) {
+        add(readCommand(file, folder, scope, places[scope]));
+      }
     }
   }
   return { skills, skipped };
@@ -41,8 +50,9 @@ function readSkill(
   directory: string,
   folderName: string,
   scope: Scope,
+  places: string[],
 ): Skill | string {
-  const parsed = readTemplate(file);
+  const parsed = readTemplate(file, places);
   if (typeof parsed === "string") return parsed;
   const { fields, body } = parsed;
   const name = stringField(fields, "name") ?? folderName;
@@ -61,8 +71,8 @@ function readSkill(
   });
 }
 
-function readCommand(file: string, folder: string, scope: Scope): Skill | string {
-  const parsed = readTemplate(file);
+function readCommand(file: string, folder: string, scope: Scope, places: string[]): Skill | string {
+  const parsed = readTemplate(file, places);
   if (typeof parsed === "string") return parsed;
   const name = basename(file, ".md");
   if (!NAME.test(name)) return badName(file, name);
@@ -86,14 +96,12 @@ function badName(file: string, name: string): string {
   return `skipped ${file}: the name "${name}" is not lowercase letters, digits and hyphens.`;
 }
 
-function readTemplate(file: string): Frontmatter | string {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    return `skipped ${file}: ${(error as Error).message}.`;
+function readTemplate(file: string, places: string[]): Frontmatter | string {
+  const read = readOwnFile(file, places);
+  if (!("text" in read)) {
+    return `skipped ${file}: ${"skipped" in read ? read.skipped : "it no longer exists"}.`;
   }
-  const parsed = parseFrontmatter(text);
+  const parsed = parseFrontmatter(read.text);
   return typeof parsed === "string" ? `skipped ${file}: ${parsed}.` : parsed;
 }
 

@@ -5,10 +5,13 @@
 // `@path` pulls in another file, as Claude Code's CLAUDE.md imports do
 // (https://code.claude.com/docs/en/memory): relative to the importing file or `~/`, nested up
 // to 4 levels, not inside code spans or blocks. HTML comments are notes for people and dropped.
+// Each file is judged where it leads (core/own-file.ts): a repository's AGENTS.md, or a file it
+// imports, that links out of the repository is not read, and the notice names it.
 
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { directoriesFromRepositoryRoot } from "../core/git-directory.js";
+import { personalPlaces, readOwnFile } from "../core/own-file.js";
 import { shortPath } from "./catalog.js";
 import { agentloopConfigDirectory, homeOf, isFile, type Where } from "./places.js";
 
@@ -26,6 +29,8 @@ interface Reading {
   cwd: string;
   /** Where a repository's files may import from: the repository (a clone must not reach ~/.ssh). */
   root: string;
+  /** Where the person's own instructions and their imports may lead. */
+  personal: string[];
   problems: string[];
   /** Files already in the prompt: one imported twice is read once. */
   seen: Set<string>;
@@ -37,6 +42,7 @@ export function readProjectMemory(where: Where): ProjectMemory {
     home: homeOf(where.env),
     cwd: where.cwd,
     root: chain[0] ?? where.cwd,
+    personal: personalPlaces(where.env),
     problems: [],
     seen: new Set(),
   };
@@ -73,13 +79,13 @@ function readWithImports(
   reading: Reading,
 ): string {
   reading.seen.add(file);
-  let original: string;
-  try {
-    original = readFileSync(file, "utf8");
-  } catch (error) {
-    reading.problems.push(`${shortPath(file, reading)} not read: ${(error as Error).message}.`);
+  const read = readOwnFile(file, confined ? [reading.root] : reading.personal);
+  if (!("text" in read)) {
+    const why = "skipped" in read ? read.skipped : "it no longer exists";
+    reading.problems.push(`${shortPath(file, reading)} not read: ${why}.`);
     return "";
   }
+  const original = read.text;
   const text = outsideCode(original, (part) => part.replace(/<!--[\s\S]*?-->/g, ""));
   const parts = [text.trim()];
   const from = shortPath(file, reading);

@@ -3,14 +3,16 @@
 // and the file keeps its line endings, byte order mark and mode. The model sees the diff.
 
 import { constants } from "node:fs";
-import { access, readFile, stat } from "node:fs/promises";
+import { access, lstat, readFile, stat } from "node:fs/promises";
 import { writeFileAtomically } from "../core/atomic-write.js";
 import { resolveToolPath } from "../core/tool-path.js";
 import { plural } from "../core/wording.js";
+import { realTarget } from "../sandbox/real-path.js";
 import { describeLines, explainMiss, findOccurrences, lineAt } from "./edit-match.js";
 import type { FileReads } from "./file-reads.js";
+import { NO_FOLLOW, type PinnedFile, pinFile } from "./pinned-file.js";
 import { countLines } from "./text-lines.js";
-import type { Tool, ToolOutput } from "./tool.js";
+import type { Tool, ToolContext, ToolOutput } from "./tool.js";
 import { changedLineCounts, unifiedDiff } from "./unified-diff.js";
 
 export type Replacement = {
@@ -79,48 +81,82 @@ export function createEditTool(options: EditOptions): Tool<EditInput> {
       const plan = await planEdit(input, options);
       return plan.ok ? unifiedDiff(plan.edit.path, plan.edit.before, plan.edit.after) : plan.error;
     },
-    run: (input, context) => runEdit(input, options, context.signal),
+    run: (input, context) => runEdit(input, options, context),
   };
 }
 
 export async function runEdit(
   input: EditInput,
   options: EditOptions,
+  context: ToolContext,
+): Promise<ToolOutput> {
+  const given = resolveToolPath(options.workspace, input.file_path);
+  // Where the permission check judged the path to lead; the edit reads and writes there only.
+  let pinned: PinnedFile | string;
+  try {
+    pinned = pinFile(context.realPaths?.[input.file_path] ?? realTarget(given), { create: false });
+  } catch (error) {
+    // A directory that does not exist, or a file where one should be: said as for the file.
+    const problem = await fileProblem(given, options.reads);
+    return {
+      content: problem ?? `${given} could not be read (${reasonOf(error)}).`,
+      isError: true,
+    };
+  }
+  if (typeof pinned === "string") return { content: `${given}: ${pinned}.`, isError: true };
+  try {
+    return await editPinned(input, options, pinned.path, pinned.moved, context.signal);
+  } finally {
+    pinned.close();
+  }
+}
+
+async function editPinned(
+  input: EditInput,
+  options: EditOptions,
+  at: string,
+  moved: () => string | null,
   signal: AbortSignal,
 ): Promise<ToolOutput> {
   // @step tool.edit: Each old_string must match exactly once; only then is the file rewritten.
-  const plan = await planEdit(input, options);
+  const plan = await planEdit(input, options, at);
   if (!plan.ok) return { content: plan.error, isError: true };
   const { path, before, after, replacements, bytes } = plan.edit;
   if (signal.aborted) {
     return { content: `Interrupted by the user; ${path} is unchanged.`, isError: true };
   }
+  const elsewhere = moved();
+  if (elsewhere) return { content: `${path}: ${elsewhere}.`, isError: true };
   try {
-    await writeFileAtomically(path, bytes);
+    await writeFileAtomically(at, bytes, { followLink: false });
   } catch (error) {
     return {
       content: `${path} could not be written (${reasonOf(error)}); it is unchanged.`,
       isError: true,
     };
   }
-  options.reads.remember(path);
+  options.reads.remember(path, at);
   const { added, removed } = changedLines(before, after);
   const summary = `Edited ${path}: ${plural(replacements, "replacement")}, +${added} -${removed} lines.`;
   return { content: `${summary}\n${unifiedDiff(path, before, after)}`, isError: false };
 }
 
-/** Everything short of writing: the checks, the new text, or the sentence saying why not. */
-async function planEdit(input: EditInput, options: EditOptions): Promise<Plan> {
+/**
+ * Everything short of writing: the checks, the new text, or the sentence saying why not. `at`,
+ * when given, is the pinned file the run works on (a link there was swapped in, and is refused);
+ * a preview works on the path as written.
+ */
+async function planEdit(input: EditInput, options: EditOptions, at?: string): Promise<Plan> {
   const replacements = listReplacements(input);
   if (typeof replacements === "string") return { ok: false, error: replacements };
 
   const path = resolveToolPath(options.workspace, input.file_path);
-  const problem = await fileProblem(path, options.reads);
+  const problem = await fileProblem(path, options.reads, at);
   if (problem) return { ok: false, error: problem };
 
   let bytes: Buffer;
   try {
-    bytes = await readFile(path);
+    bytes = await readFile(at ?? path, { flag: at ? NO_FOLLOW : "r" });
   } catch (error) {
     return { ok: false, error: `${path} could not be read (${reasonOf(error)}).` };
   }
@@ -192,18 +228,20 @@ function isReplacement(value: unknown): value is Replacement {
 }
 
 /** Why the file may not be edited at all: missing, not a file, read-only, or not read as it is. */
-async function fileProblem(path: string, reads: FileReads): Promise<string | null> {
+async function fileProblem(path: string, reads: FileReads, at?: string): Promise<string | null> {
   try {
-    const stats = await stat(path);
+    const stats = at ? await lstat(at) : await stat(path);
     if (stats.isDirectory()) return `${path} is a directory, not a file.`;
+    if (stats.isSymbolicLink())
+      return `${path} became a link after it was approved; it is unchanged.`;
     if (!stats.isFile()) return `${path} is not a regular file, so edit cannot change it.`;
     // The new content replaces the file by renaming, which a read-only file would not stop.
-    const writable = (stats.mode & 0o222) !== 0 && (await canWrite(path));
+    const writable = (stats.mode & 0o222) !== 0 && (await canWrite(at ?? path));
     if (!writable) {
       const mode = (stats.mode & 0o777).toString(8).padStart(4, "0");
       return `${path} is read-only (mode ${mode}), so edit will not change it.`;
     }
-    return reads.staleReason(path);
+    return reads.staleReason(path, at);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") {
       return `${path} does not exist; to create a file, use the write tool.`;

@@ -10,29 +10,32 @@ interface Seen {
 }
 
 export interface FileReads {
-  /** Notes the file as the model now knows it (after reading it or writing it). */
-  remember(path: string): void;
   /**
-   * Why the model may not change the existing file at `path` yet, or null when it may:
-   * it has not read it, or the file changed on disk since.
+   * Notes the file as the model now knows it (after reading it or writing it). `at` is where
+   * to look at it when that is not `path`: the file a tool pinned (tools/pinned-file.ts).
    */
-  staleReason(path: string): string | null;
+  remember(path: string, at?: string): void;
+  /**
+   * Why the model may not change the existing file at `path` (looked at `at`) yet, or null
+   * when it may: it has not read it, or the file changed on disk since.
+   */
+  staleReason(path: string, at?: string): string | null;
 }
 
 /** `path` is always absolute and resolved (the tools resolve it before asking). */
 export function createFileReads(): FileReads {
   const seen = new Map<string, Seen>();
   return {
-    remember(path) {
-      const { mtimeMs, size } = statSync(path);
+    remember(path, at = path) {
+      const { mtimeMs, size } = statSync(at);
       seen.set(path, { mtimeMs, size });
     },
-    staleReason(path) {
+    staleReason(path, at = path) {
       const before = seen.get(path);
       if (!before) {
         return `${path} exists and has not been read in this session; read it first, so that nothing in it is lost.`;
       }
-      const now = statSync(path);
+      const now = statSync(at);
       if (now.mtimeMs !== before.mtimeMs || now.size !== before.size) {
         return `${path} changed on disk since it was last read (someone else edited it); read it again before changing it.`;
       }

@@ -30,8 +30,26 @@ export class LineReader {
     private readonly signal: AbortSignal,
   ) {}
 
-  static async open(path: string, signal: AbortSignal): Promise<LineReader> {
-    return new LineReader(await open(path, "r"), signal);
+  /**
+   * Opens `path` (with `flags`: the read tool's never follow a link swapped in, nor wait on a
+   * pipe); fails unless it is a regular file.
+   */
+  static async open(
+    path: string,
+    signal: AbortSignal,
+    flags: string | number = "r",
+  ): Promise<LineReader> {
+    const handle = await open(path, flags);
+    if (!(await handle.stat()).isFile()) {
+      await handle.close();
+      throw new Error("it is not a regular file");
+    }
+    return new LineReader(handle, signal);
+  }
+
+  /** The whole file, from its start (an image, read whole to be decoded). */
+  async readAll(): Promise<Buffer> {
+    return this.handle.readFile();
   }
 
   /** The file's first bytes, to tell text from binary. */

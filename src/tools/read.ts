@@ -5,17 +5,20 @@
 // closest to it (closest-names.ts). An image (PNG, JPEG, GIF, WebP, known by its bytes) is
 // shown to the model as the picture itself, with one line saying what it is.
 
-import { readdir, readFile, stat } from "node:fs/promises";
+import { constants } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { resolveToolPath } from "../core/tool-path.js";
 import { count, plural } from "../core/wording.js";
 import { imageKind } from "../images/image-kind.js";
 import { describePrepared, prepareImage } from "../images/prepare-image.js";
+import { realTarget } from "../sandbox/real-path.js";
 import { closestNames } from "./closest-names.js";
 import type { FileReads } from "./file-reads.js";
 import { type Line, LineReader } from "./line-reader.js";
+import { NO_FOLLOW, type PinnedFile, pinFile } from "./pinned-file.js";
 import { looksBinary } from "./terminal-text.js";
-import type { Tool, ToolOutput } from "./tool.js";
+import type { Tool, ToolContext, ToolOutput } from "./tool.js";
 import { failure, success } from "./tool.js";
 
 export type ReadInput = {
@@ -64,7 +67,7 @@ export function createReadTool(options: ReadOptions): Tool<ReadInput> {
     isReadOnly: () => true,
     files: (input) => [{ path: input.file_path, change: false }],
     async run(input, context) {
-      const output = await readForModel(input, options, context.signal);
+      const output = await readForModel(input, options, context);
       return { ...output, content: redact(output.content) };
     },
   };
@@ -73,8 +76,9 @@ export function createReadTool(options: ReadOptions): Tool<ReadInput> {
 async function readForModel(
   input: ReadInput,
   options: ReadOptions,
-  signal: AbortSignal,
+  context: ToolContext,
 ): Promise<ToolOutput> {
+  const { signal } = context;
   const first = Math.max(input.offset ?? 1, 1);
   const limit = input.limit ?? DEFAULT_READ_LIMIT;
   if ((input.offset ?? 1) < 0) return failure("offset is a line number, counted from 1.");
@@ -99,15 +103,26 @@ async function readForModel(
     return failure(cannotRead(path, error));
   }
 
+  // What is read is where the permission check judged the path to lead, and no link swapped in.
+  let pinned: PinnedFile | string;
+  try {
+    pinned = pinFile(context.realPaths?.[input.file_path] ?? realTarget(path), { create: false });
+  } catch (error) {
+    return failure(cannotRead(path, error));
+  }
+  if (typeof pinned === "string") return failure(`Could not read ${path}: ${pinned}.`);
   let reader: LineReader;
   try {
-    reader = await LineReader.open(path, signal);
+    reader = await LineReader.open(pinned.path, signal, NO_FOLLOW | NON_BLOCKING);
   } catch (error) {
+    pinned.close();
     return failure(cannotRead(path, error));
   }
   try {
     const head = await reader.sniff();
-    if (imageKind(head) !== null || claimsImage(path)) return await readImage(path, size);
+    if (imageKind(head) !== null || claimsImage(path)) {
+      return await readImage(path, size, reader);
+    }
     const kind = binaryKind(head);
     if (kind !== null) {
       const type = kind === "" ? "" : `${kind}, `;
@@ -115,13 +130,15 @@ async function readForModel(
     }
     // @step tool.read: The file's lines are read, numbered, from offset up to limit.
     const excerpt = await readExcerpt(reader, size, first, limit);
-    if (excerpt.lines.length > 0 || excerpt.totalLines === 0) remember(options.reads, path);
+    if (excerpt.lines.length > 0 || excerpt.totalLines === 0)
+      remember(options.reads, path, pinned.path);
     return success(describeExcerpt(path, excerpt, size, first));
   } catch (error) {
     if (signal.aborted) return failure("[interrupted by the user; nothing was read]");
     return failure(cannotRead(path, error));
   } finally {
     await reader.close();
+    pinned.close();
   }
 }
 
@@ -198,17 +215,20 @@ function describeExcerpt(path: string, excerpt: Excerpt, size: number, first: nu
  * APIs' limits). A file that is named like an image or starts like one, and is not a whole
  * image, is an error result: nothing is sent.
  */
-async function readImage(path: string, size: number): Promise<ToolOutput> {
+async function readImage(path: string, size: number, reader: LineReader): Promise<ToolOutput> {
   if (size > MAX_IMAGE_FILE_BYTES) {
     return failure(
       `${path} is over ${count(MAX_IMAGE_FILE_BYTES)} bytes, too large to read as an image.`,
     );
   }
-  const checked = await prepareImage(await readFile(path));
+  const checked = await prepareImage(await reader.readAll());
   if (!checked.ok) return failure(`${path} is not sent as an image: ${checked.reason}.`);
   const text = describePrepared(basename(path), checked.prepared);
   return { content: text, images: [checked.prepared.image], isError: false };
 }
+
+/** A pipe swapped in after the check is not waited on. */
+const NON_BLOCKING = constants.O_NONBLOCK ?? 0;
 
 const IMAGE_NAME = /\.(png|jpe?g|gif|webp)$/i;
 /** Decoding reads the whole file into memory: a file larger than this is no screenshot. */
@@ -259,9 +279,9 @@ async function describeMissing(path: string, workspace: string): Promise<string>
   return `${missing} Closest existing names:\n${suggestions.join("\n")}`;
 }
 
-function remember(reads: FileReads, path: string): void {
+function remember(reads: FileReads, path: string, at: string): void {
   try {
-    reads.remember(path);
+    reads.remember(path, at);
   } catch {
     // Gone since it was read: then there is nothing to overwrite, and nothing to remember.
   }

@@ -9,15 +9,19 @@ import type { ToolDefinition } from "../core/tool-definition.js";
 export type { BeforeCall, PermissionHint, ToolCallHooks } from "../core/tool.js";
 
 /**
- * Decides whether a call may run. A denial carries the sentence the model will read. `hint` is
- * what the PreToolUse hooks answered: "allow" may skip a question, "ask" may raise one; neither
- * overrides a deny.
+ * Decides whether a call may run. A denial carries the sentence the model will read; an
+ * approval of a call that names files carries where each led when judged (the tool's
+ * `ToolContext.realPaths`). `hint` is what the PreToolUse hooks answered: "allow" may skip a
+ * question, "ask" may raise one; neither overrides a deny.
  */
 export type PermissionCheck = (
   call: ToolUseBlock,
   tool: Tool,
   hint?: PermissionHint,
-) => Promise<{ allowed: true } | { allowed: false; reason: string }>;
+) => Promise<
+  | { allowed: true; realPaths?: Readonly<Record<string, string>> }
+  | { allowed: false; reason: string }
+>;
 
 export interface Toolbox {
   definitions: ToolDefinition[];
@@ -88,7 +92,7 @@ export function createToolbox(
       const permission = await checkPermission(judged, tool, before.permission);
       if (!permission.allowed) return errorResult(call, permission.reason);
       if (signal.aborted) return interruptedResult(call);
-      const result = await runTool(judged, tool, signal);
+      const result = await runTool(judged, tool, signal, permission.realPaths);
       return hooks ? hooks.afterCall(judged, result, signal) : result;
     },
 
@@ -120,11 +124,13 @@ async function runTool(
   call: ToolUseBlock,
   tool: Tool,
   signal: AbortSignal,
+  realPaths: Readonly<Record<string, string>> | undefined,
 ): Promise<ToolResultBlock> {
   try {
     const output = await tool.run(call.input as Record<string, unknown>, {
       signal,
       toolUseId: call.id,
+      ...(realPaths ? { realPaths } : {}),
     });
     return {
       type: "tool_result",

@@ -4,14 +4,15 @@
 // as it is on disk now, so nothing the model has not seen is lost.
 
 import type { Stats } from "node:fs";
-import { mkdir, readFile, stat } from "node:fs/promises";
-import { dirname } from "node:path";
+import { lstat, readFile, stat } from "node:fs/promises";
 import { writeFileAtomically } from "../core/atomic-write.js";
 import { resolveToolPath } from "../core/tool-path.js";
 import { count, plural } from "../core/wording.js";
+import { realTarget } from "../sandbox/real-path.js";
 import type { FileReads } from "./file-reads.js";
+import { NO_FOLLOW, type PinnedFile, pinFile } from "./pinned-file.js";
 import { countLines, splitLines } from "./text-lines.js";
-import type { Tool, ToolOutput } from "./tool.js";
+import type { Tool, ToolContext, ToolOutput } from "./tool.js";
 import { failure, success } from "./tool.js";
 import { countChangedLines, unifiedDiff } from "./unified-diff.js";
 
@@ -52,21 +53,50 @@ export function createWriteTool(options: WriteOptions): Tool<WriteInput> {
     },
     files: (input) => [{ path: input.file_path, change: true }],
     preview: (input) => previewWrite(input, options),
-    run: (input) => writeForModel(input, options),
+    run: (input, context) => writeForModel(input, options, context),
   };
 }
 
-async function writeForModel(input: WriteInput, options: WriteOptions): Promise<ToolOutput> {
+async function writeForModel(
+  input: WriteInput,
+  options: WriteOptions,
+  context: ToolContext,
+): Promise<ToolOutput> {
   const path = resolveToolPath(options.workspace, input.file_path);
   if (/[\\/]$/.test(input.file_path)) {
     return failure(`${input.file_path} names a directory; give the path of a file.`);
   }
-
-  let existing: Stats | null;
+  // Where the permission check judged the path to lead; the write goes there and nowhere else.
+  let pinned: PinnedFile | string;
   try {
-    existing = await statOrNull(path);
+    pinned = pinFile(context.realPaths?.[input.file_path] ?? realTarget(path), { create: true });
   } catch (error) {
     return failure(cannotWrite(path, error));
+  }
+  if (typeof pinned === "string") return failure(`Could not write ${path}: ${pinned}.`);
+  try {
+    return await writePinned(input, options, path, pinned);
+  } finally {
+    pinned.close();
+  }
+}
+
+async function writePinned(
+  input: WriteInput,
+  options: WriteOptions,
+  path: string,
+  pinned: PinnedFile,
+): Promise<ToolOutput> {
+  let existing: Stats | null;
+  try {
+    existing = await statOrNull(pinned.path, lstat);
+  } catch (error) {
+    return failure(cannotWrite(path, error));
+  }
+  if (existing?.isSymbolicLink()) {
+    return failure(
+      `Could not write ${path}: it became a link after it was approved; nothing was written.`,
+    );
   }
   if (existing?.isDirectory()) {
     return failure(`${path} is a directory; give the path of a file to write.`);
@@ -77,17 +107,23 @@ async function writeForModel(input: WriteInput, options: WriteOptions): Promise<
     );
   }
   if (existing) {
-    const stale = options.reads.staleReason(path);
+    const stale = options.reads.staleReason(path, pinned.path);
     if (stale) return failure(stale);
   }
 
   try {
     const before =
-      existing && existing.size <= MAX_COMPARED_BYTES ? await readFile(path, "utf8") : null;
-    await mkdir(dirname(path), { recursive: true });
+      existing && existing.size <= MAX_COMPARED_BYTES
+        ? await readFile(pinned.path, { encoding: "utf8", flag: NO_FOLLOW })
+        : null;
+    const moved = pinned.moved();
+    if (moved) return failure(`Could not write ${path}: ${moved}.`);
     // @step tool.write: The whole file is written at once, so a crash cannot leave half of it.
-    await writeFileAtomically(path, input.content, { mode: NEW_FILE_MODE });
-    options.reads.remember(path);
+    await writeFileAtomically(pinned.path, input.content, {
+      mode: NEW_FILE_MODE,
+      followLink: false,
+    });
+    options.reads.remember(path, pinned.path);
     return success(
       existing
         ? describeOverwrite(path, before, existing.size, input.content)
@@ -140,9 +176,9 @@ async function previewWrite(input: WriteInput, options: WriteOptions): Promise<s
   return unifiedDiff(path, before, input.content);
 }
 
-async function statOrNull(path: string): Promise<Stats | null> {
+async function statOrNull(path: string, how = stat): Promise<Stats | null> {
   try {
-    return await stat(path);
+    return await how(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw error;
