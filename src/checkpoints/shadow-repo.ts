@@ -203,15 +203,12 @@ export function openShadowRepo(
       let next = steps.next();
       while (!next.done) {
         const step = next.value;
-        let output: string;
-        try {
-          output =
-            "git" in step ? git(step.git, step.input).toString() : copyIndexSync(step.copyIndex);
-        } catch (error) {
-          next = steps.throw(error);
-          continue;
-        }
-        next = steps.next(output);
+        next = feed(
+          steps,
+          outcomeOf(() =>
+            "git" in step ? git(step.git, step.input).toString() : copyIndexSync(step.copyIndex),
+          ),
+        );
       }
       return next.value;
     },
@@ -220,17 +217,17 @@ export function openShadowRepo(
       let next = steps.next();
       while (!next.done) {
         const step = next.value;
-        let output: string;
-        try {
-          output =
-            "git" in step
-              ? await gitAsync([...settings, ...step.git], run(shadowEnv, step.input))
-              : await copyIndex(step.copyIndex);
-        } catch (error) {
-          next = steps.throw(error);
-          continue;
-        }
-        next = steps.next(output);
+        const output =
+          "git" in step
+            ? gitAsync([...settings, ...step.git], run(shadowEnv, step.input))
+            : copyIndex(step.copyIndex);
+        next = feed(
+          steps,
+          await output.then(
+            (text) => ({ output: text }),
+            (error) => ({ error }),
+          ),
+        );
       }
       return next.value;
     },
@@ -279,6 +276,22 @@ export function openShadowRepo(
       );
     },
   };
+}
+
+/** What running one step came to: its output, or what it threw. */
+type Outcome = { output: string } | { error: unknown };
+
+function outcomeOf(work: () => string): Outcome {
+  try {
+    return { output: work() };
+  } catch (error) {
+    return { error };
+  }
+}
+
+/** Gives the steps a step's output, or throws its failure into them (they may go on another way). */
+function feed(steps: SnapshotSteps, outcome: Outcome) {
+  return "error" in outcome ? steps.throw(outcome.error) : steps.next(outcome.output);
 }
 
 // Git trusts an index entry's stat data only for files older than the index file itself (its
