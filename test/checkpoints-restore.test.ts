@@ -51,7 +51,9 @@ function sessionIn(git: boolean) {
     sessionFile,
     `${JSON.stringify({ type: "session", version: 1, id: "s", cwd: work, model: "m", provider: "p", startedAt: new Date().toISOString() })}\n`,
   );
-  const recorder = createRecorder(checkpointData(join(root, "session"), work, process.env), work);
+  // The work tree's snapshot store is under agentloop's state directory: a throwaway one here.
+  const env = { ...process.env, XDG_STATE_HOME: join(root, "state") };
+  const recorder = createRecorder(checkpointData(join(root, "session"), work, env), work);
   appendRecord(sessionFile, checkpointEvent(recorder.checkpoint(1, "change things")));
   const fileTool = (path: string) => {
     const saved = recorder.saveBefore(path);
@@ -65,7 +67,7 @@ function sessionIn(git: boolean) {
     rewindSession({
       sessionFile,
       cwd: work,
-      env: process.env,
+      env,
       number: 1,
       code: true,
       conversation: false,

@@ -41,6 +41,7 @@ const CHAPTER_STEPS: Record<string, string> = {
   "checkpoints.checkpoint": "src/checkpoints/",
   "checkpoints.file_saved": "src/checkpoints/",
   "checkpoints.left": "src/checkpoints/",
+  "checkpoints.snapshot": "src/checkpoints/",
   "checkpoints.rewind": "src/checkpoints/",
   "checkpoints.notice": "src/checkpoints/",
   "web.fetch": "src/web/",

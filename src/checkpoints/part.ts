@@ -1,7 +1,8 @@
 // Checkpoints as a part: one before every prompt (its screen is the last one asked, so it runs
 // once each prompt is admitted), the file tools' files saved before their first change in that
 // prompt (the tool-call hooks see each call, a subagent's too), and how the prompt left things
-// once it stopped. /rewind takes the code and the conversation back to an earlier prompt;
+// once it stopped. The work tree's snapshot is taken while the model thinks: the request does not
+// wait for it, and the first call that may change a file (any call but a read-only one) does. /rewind takes the code and the conversation back to an earlier prompt;
 // a resumed session goes on from the conversation its rewinds left.
 
 import { relative } from "node:path";
@@ -20,6 +21,7 @@ import {
   PART_NAME,
   savedEvent,
   scopeOf,
+  snapshotEvent,
 } from "./records.js";
 import {
   checkpointNamed,
@@ -43,6 +45,12 @@ export function createCheckpointsPart(options: {
   let latest = 0;
   let leftFor = 0;
   const waiting: LoopEvent[] = [];
+  /** Snapshots still being taken, and the records they will write: closing waits for them. */
+  const inFlight = new Set<Promise<unknown>>();
+  const keepTrack = (work: Promise<unknown>) => {
+    const tracked = work.catch(() => undefined).finally(() => inFlight.delete(tracked));
+    inFlight.add(tracked);
+  };
   /** The /rewind asked once: asking the same again does it. */
   let shown: string | null = null;
   const sessionFile = () => `${(host as PartHost).directory()}.jsonl`;
@@ -84,7 +92,9 @@ export function createCheckpointsPart(options: {
     name: "/rewind",
     argument: "[N ...]",
     help: "list the checkpoints; N [code|conversation] [force] takes the session back to before prompt N",
-    run(argument) {
+    async run(argument) {
+      // A rewind compares with the snapshots: those still being taken are waited for.
+      await recorder?.settled();
       const words = argument.split(/\s+/).filter(Boolean);
       if (words.length === 0) {
         return [
@@ -125,8 +135,11 @@ export function createCheckpointsPart(options: {
       try {
         recorder ??= createRecorder(data(), cwd);
         latest += 1;
+        const file = sessionFile();
+        const { checkpoint, tree } = recorder.checkpointInBackground(latest, firstLine(prompt));
         // @step checkpoints.checkpoint: Before each prompt, a checkpoint records the files.
-        record(checkpointEvent(recorder.checkpoint(latest, firstLine(prompt))));
+        record(checkpointEvent(checkpoint));
+        if (checkpoint.pending) keepTrack(recordSnapshot(file, checkpoint.number, tree));
       } catch (error) {
         // @step checkpoints.notice: A checkpoint that fails is told in a notice; the prompt goes on.
         waiting.push(note(`no checkpoint before this prompt: ${(error as Error).message}`));
@@ -134,7 +147,10 @@ export function createCheckpointsPart(options: {
       return null;
     },
     toolHooks: {
-      async beforeCall(call) {
+      async beforeCall(call, signal, tool) {
+        // A call that may change a file waits until the snapshots begun before it are taken.
+        const readOnly = tool?.isReadOnly?.(call.input as Record<string, unknown>) === true;
+        if (recorder && !readOnly) await until(recorder.settled(), signal);
         const path = (call.input as { file_path?: unknown }).file_path;
         if (recorder && FILE_TOOLS.has(call.name) && typeof path === "string") {
           // @step checkpoints.file_saved: A file is saved before write or edit first changes it.
@@ -149,19 +165,53 @@ export function createCheckpointsPart(options: {
     eventsAfter(event) {
       if (event.type !== "stop" || !recorder || leftFor === latest) return [];
       leftFor = latest;
-      try {
-        // @step checkpoints.left: Once the prompt stopped, the files it changed are recorded.
-        const left = recorder.leave();
-        if (left) record(leftEvent(left));
-        return [];
-      } catch (error) {
-        return [
-          note(`how the prompt left the files could not be recorded: ${(error as Error).message}`),
-        ];
-      }
+      const file = sessionFile();
+      // @step checkpoints.left: Once the prompt stopped, the files it changed are recorded.
+      const leaving = recorder.leaveInBackground().then((left) => {
+        if (left) appendRecord(file, leftEvent(left));
+      });
+      keepTrack(
+        leaving.catch((error) => {
+          const why = (error as Error).message;
+          waiting.push(note(`how the prompt left the files could not be recorded: ${why}`));
+        }),
+      );
+      return [];
+    },
+    async close() {
+      await Promise.all(inFlight);
+      return [];
     },
     commands: [rewind],
   };
+}
+
+/** Writes a pending checkpoint's snapshot to `file` (the session's when it was taken) once it is taken. */
+async function recordSnapshot(
+  file: string,
+  checkpoint: number,
+  tree: Promise<string | null>,
+): Promise<void> {
+  try {
+    // @step checkpoints.snapshot: The work tree's snapshot, taken while the model thought, is recorded.
+    appendRecord(file, snapshotEvent({ checkpoint, tree: await tree }));
+  } catch (error) {
+    const why = firstLine((error as { stderr?: string }).stderr || (error as Error).message);
+    appendRecord(file, snapshotEvent({ checkpoint, tree: null, error: why }));
+  }
+}
+
+/** Resolves when `work` is done or `signal` is aborted, whichever comes first. */
+function until(work: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const stop = () => resolve();
+    signal.addEventListener("abort", stop, { once: true });
+    work.then(() => {
+      signal.removeEventListener("abort", stop);
+      resolve();
+    });
+  });
 }
 
 function firstLine(prompt: string): string {

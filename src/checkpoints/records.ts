@@ -18,6 +18,21 @@ export interface Checkpoint {
   prompt: string;
   /** The snapshot of the work tree, in a git work tree; null outside one. */
   tree: string | null;
+  /**
+   * True when the record was written before its snapshot was taken: the tree comes in a
+   * `snapshot` record; a checkpoint whose snapshot never came (it failed, or the session was
+   * killed first) keeps null.
+   */
+  pending?: boolean;
+}
+
+/** The snapshot of a checkpoint recorded as pending, taken while its prompt went on. */
+export interface SnapshotTaken {
+  checkpoint: number;
+  /** Null when it failed. */
+  tree: string | null;
+  /** Why it failed. */
+  error?: string;
 }
 
 /** A file the file tools changed during checkpoint `checkpoint`'s prompt, as it was before. */
@@ -56,10 +71,18 @@ export function checkpointEvent(checkpoint: Checkpoint): PartEvent {
     type: "part",
     part: PART_NAME,
     name: "checkpoint",
-    line: `checkpoint ${checkpoint.number}${checkpoint.tree === null ? " (file tools only: bash's changes are not tracked outside git)" : ""}`,
+    line: `checkpoint ${checkpoint.number}${checkpoint.tree === null && !checkpoint.pending ? " (file tools only: bash's changes are not tracked outside git)" : ""}`,
     data: { ...checkpoint },
     history: { mark: historyMark(checkpoint.number) },
   };
+}
+
+export function snapshotEvent(snapshot: SnapshotTaken): PartEvent {
+  const line =
+    snapshot.tree === null
+      ? `checkpoint ${snapshot.checkpoint}: no snapshot of the work tree (${snapshot.error}); only the file tools' changes can be rewound`
+      : `checkpoint ${snapshot.checkpoint}: snapshot of the work tree taken`;
+  return { type: "part", part: PART_NAME, name: "snapshot", line, data: { ...snapshot } };
 }
 
 export function savedEvent(saved: SavedFile, shown: string): PartEvent {
@@ -115,8 +138,17 @@ export function checkpointLog(entries: readonly SessionEntry[]): CheckpointLog {
     else if (entry.name === "file_saved") log.saved.push(data);
     else if (entry.name === "left") log.left.push(data);
     else if (entry.name === "rewind") log.rewinds.push(data);
+    else if (entry.name === "snapshot") tookSnapshot(log, data);
   }
   return log;
+}
+
+/** A pending checkpoint's snapshot, once taken, is its tree. */
+function tookSnapshot(log: CheckpointLog, snapshot: SnapshotTaken): void {
+  const checkpoint = log.checkpoints.findLast((each) => each.number === snapshot.checkpoint);
+  if (!checkpoint?.pending) return;
+  checkpoint.tree = snapshot.tree;
+  checkpoint.pending = undefined;
 }
 
 /**

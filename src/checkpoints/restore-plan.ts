@@ -34,6 +34,7 @@ export interface RestorePlan {
 }
 
 const CHANGED_SINCE = "changed since agentloop left it";
+const PRUNED = "its snapshot is gone: git gc pruned the repository's copy of it";
 const SUBMODULE = "160000";
 
 /** `now` is the snapshot the rewind took just before (null outside git). */
@@ -64,7 +65,9 @@ export function planRestore(
     const agent = left ? shadow.files(left) : null;
     const current = shadow.files(now);
     for (const name of [...then.keys(), ...(agent ?? current).keys()]) covered.add(name);
-    for (const name of shadow.changed(checkpoint.tree, left ?? now)) {
+    const changed = shadow.changed(checkpoint.tree, left ?? now);
+    const gone = shadow.missing(changed.flatMap((name) => then.get(name)?.blob ?? []));
+    for (const name of changed) {
       const path = join(shadow.root, name);
       const want = then.get(name);
       // A repository inside the work tree is snapshot as its commit only: it is not restored.
@@ -72,6 +75,10 @@ export function planRestore(
       if (sameEntry(want, current.get(name))) continue;
       if (agent && !sameEntry(agent.get(name), current.get(name)) && keep(path, CHANGED_SINCE))
         continue;
+      if (want && gone.has(want.blob)) {
+        plan.leftAlone.push({ path, reason: PRUNED });
+        continue;
+      }
       plan.steps.push({ path, target: gitTarget(path, want, shadow.blob) });
     }
   }
