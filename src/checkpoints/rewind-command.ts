@@ -101,16 +101,17 @@ function unreadableStore(log: CheckpointLog, number: number, data: CheckpointDat
   const blobs = log.saved.flatMap((saved) =>
     saved.checkpoint >= number && saved.before.kind === "file" ? [saved.before.blob] : [],
   );
+  const said = (store: string) =>
+    `The checkpoints of this session cannot be read (their store, ${store}, was deleted or damaged), so nothing was rewound; agentloop rewind ${number} --conversation still takes the conversation back.`;
   try {
     for (const tree of trees) {
       if (!data.shadow) throw new Error("no shadow repository");
       data.shadow.files(tree);
     }
-    if (blobs.some((blob) => !existsSync(join(data.blobs, blob))))
-      throw new Error("a blob is gone");
   } catch {
-    return `The checkpoints of this session cannot be read (their store, ${dirname(data.blobs)}, was deleted or damaged), so nothing was rewound; agentloop rewind ${number} --conversation still takes the conversation back.`;
+    return said(data.shadow?.store ?? dirname(data.blobs));
   }
+  if (blobs.some((blob) => !existsSync(join(data.blobs, blob)))) return said(data.blobs);
   return null;
 }
 

@@ -38,6 +38,8 @@ export interface TreeEntry {
 export interface ShadowRepo {
   /** The user's work tree: the top of their repository. */
   readonly root: string;
+  /** Where the snapshots are kept: the work tree's store (a git directory of agentloop's own). */
+  readonly store: string;
   /** Takes a snapshot of the work tree now, blocking until it is taken; returns its tree id. */
   snapshot(): string;
   /** Takes a snapshot in child processes, leaving the event loop free; resolves with its tree id. */
@@ -198,6 +200,7 @@ export function openShadowRepo(
 
   return {
     root,
+    store: gitDir,
     snapshot() {
       const steps = snapshotSteps();
       let next = steps.next();
