@@ -1,0 +1,383 @@
+// Issue 51's attack, end to end through the built CLI against the fake model: a repository's
+// .git names commands (core.fsmonitor, hooks, core.worktree, core.pager, filters, diff.external,
+// an included file), and a private key waits in the test's HOME (~/.ssh, which the sandbox
+// hides). Planted by the sandboxed model, the config write fails inside the sandbox; planted
+// from outside (an archive), nothing agentloop runs executes it on any of its git paths, nor does
+// ask mode's unasked `git status` / `git log`; and a worktree subagent's work still lands on its
+// branch. Each planted command leaves a marker and copies the key into the workspace.
+
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { gitSync } from "../src/core/git.js";
+import { resultText, type ToolResultBlock } from "../src/core/messages.js";
+import { type BatchModel, batchPrompt, startBatchModel } from "./support/batch-model.js";
+import {
+  type FakeModel,
+  freshSandbox,
+  runCli,
+  runStreamJson,
+  type Sandbox,
+  startFakeModel,
+} from "./support/cli-harness.js";
+import { type FakeTurn, reply, text, toolUse } from "./support/fake-anthropic-server.js";
+import { withRepository } from "./support/git-repository.js";
+
+/** A test's repository with its planted .git, its markers' folder and the key to keep. */
+interface Archive {
+  sandbox: Sandbox;
+  workspace: string;
+  /** Where planted commands leave a marker: outside /tmp, so the sandbox shows it read-only. */
+  markers: string;
+  secret: string;
+  /** The repository's config as planted, to compare with afterwards. */
+  config: string;
+}
+
+/** A shell command that marks `name` as run and copies the key into the workspace. */
+function planted(archive: Pick<Archive, "markers" | "sandbox" | "workspace">, name: string) {
+  const key = join(archive.sandbox.home, ".ssh", "id_rsa");
+  return `touch ${archive.markers}/${name}; cp ${key} ${archive.workspace}/leaked-${name} 2>/dev/null;`;
+}
+
+/** A repository with one commit on main, the key in HOME, and nothing planted yet. */
+function repositoryWithSecret(): Archive {
+  const sandbox = withRepository(freshSandbox());
+  const markers = mkdtempSync(join("/var/tmp", "agentloop-markers-"));
+  onTestFinished(() => rmSync(markers, { recursive: true, force: true }));
+  const secret = `PRIVATE KEY ${randomBytes(12).toString("hex")}`;
+  mkdirSync(join(sandbox.home, ".ssh"), { mode: 0o700 });
+  writeFileSync(join(sandbox.home, ".ssh", "id_rsa"), `${secret}\n`, { mode: 0o600 });
+  const workspace = sandbox.workspace;
+  return { sandbox, workspace, markers, secret, config: readConfig(workspace) };
+}
+
+const readConfig = (workspace: string) => readFileSync(join(workspace, ".git", "config"), "utf8");
+
+/**
+ * Plants everything a repository can make git run, as an archive would bring it: after the
+ * last commit, so the test's own git above ran none of it.
+ */
+function archived(): Archive {
+  const archive = repositoryWithSecret();
+  const { workspace, sandbox } = archive;
+  writeFileSync(join(workspace, "a.txt"), "one\n");
+  execFileSync("git", ["add", "a.txt"], { cwd: workspace });
+  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "a"], {
+    cwd: workspace,
+  });
+  const dotGit = join(workspace, ".git");
+  const config = (key: string, value: string) =>
+    execFileSync("git", ["config", key, value], { cwd: workspace });
+  config("core.fsmonitor", `${planted(archive, "fsmonitor")} false`);
+  config("core.worktree", sandbox.home);
+  config("core.pager", `${planted(archive, "pager")} cat`);
+  config("pager.status", `${planted(archive, "pager")} cat`);
+  config("diff.external", `${planted(archive, "diff")} true`);
+  config("filter.planted.clean", `${planted(archive, "filter")} cat`);
+  config("filter.planted.smudge", `${planted(archive, "filter")} cat`);
+  const included = join(dotGit, "included.config");
+  const includedCommand = `${planted(archive, "include")} cat`;
+  writeFileSync(
+    included,
+    `[filter "included"]\n\tclean = ${includedCommand}\n\tsmudge = ${includedCommand}\n`,
+  );
+  config("include.path", included);
+  writeFileSync(join(dotGit, "info", "attributes"), "*.md filter=planted\n*.txt filter=included\n");
+  for (const hook of [
+    "post-checkout",
+    "pre-commit",
+    "post-commit",
+    "reference-transaction",
+    "post-index-change",
+  ]) {
+    writeFileSync(join(dotGit, "hooks", hook), `#!/bin/sh\n${planted(archive, "hook")}\n`);
+    chmodSync(join(dotGit, "hooks", hook), 0o755);
+  }
+  // Changes in tracked files: git status must look at them (the clean filters, fsmonitor).
+  writeFileSync(join(workspace, "README.md"), "# project\nchanged\n");
+  writeFileSync(join(workspace, "a.txt"), "two\n");
+  return { ...archive, config: readConfig(workspace) };
+}
+
+/** git on the test's repository through agentloop's hardened helper, which runs nothing planted. */
+const safeGit = (workspace: string, ...args: string[]) =>
+  gitSync(args, { cwd: workspace, workTree: workspace }).toString().trim();
+
+/** Every file under `directory` (links not followed), with its path. */
+function filesUnder(directory: string): string[] {
+  if (!existsSync(directory)) return [];
+  return readdirSync(directory, { recursive: true, encoding: "utf8" })
+    .map((name) => join(directory, name))
+    .filter((path) => lstatSync(path).isFile());
+}
+
+/**
+ * Every byte agentloop kept under `directory` (a state directory, a batch's results): the files,
+ * and each git object of the checkpoints' shadow repositories (stored compressed, so read
+ * through git).
+ */
+function storedContents(directory: string): string {
+  const files = filesUnder(directory);
+  const shadows = [
+    ...new Set(files.flatMap((file) => /^(.*\/shadow\.git)\//.exec(file)?.[1] ?? [])),
+  ];
+  const objects = shadows.map((gitDir) =>
+    execFileSync("git", ["cat-file", "--batch-all-objects", "--batch"], {
+      // Its work tree may be gone (a batch attempt's): the objects are all that is read.
+      env: { PATH: process.env.PATH, GIT_DIR: gitDir, GIT_WORK_TREE: gitDir },
+      maxBuffer: 256 * 1024 * 1024,
+    }).toString("latin1"),
+  );
+  return [...files.map((file) => readFileSync(file, "latin1")), ...objects].join("\n");
+}
+
+/** Nothing planted ran outside the sandbox, and the key reached no request and no file. */
+function expectNothingRan(archive: Archive, requestBodies: string[]) {
+  expect(readdirSync(archive.markers)).toEqual([]);
+  const workspaceFiles = filesUnder(archive.workspace).filter((file) => !file.includes("/.git/"));
+  expect(workspaceFiles.filter((file) => file.includes("leaked-"))).toEqual([]);
+  for (const file of workspaceFiles)
+    expect(readFileSync(file, "latin1"), file).not.toContain(archive.secret);
+  for (const body of requestBodies) expect(body).not.toContain(archive.secret);
+  expect(storedContents(archive.sandbox.env.XDG_STATE_HOME as string)).not.toContain(
+    archive.secret,
+  );
+}
+
+/** What the test plants is live: plain git, run as the person would, runs each of it. */
+function expectPlantLive(archive: Archive) {
+  const plainGit = (...args: string[]) => {
+    try {
+      execFileSync("git", args, { cwd: archive.workspace, stdio: "ignore" });
+    } catch {
+      // core.worktree points git at HOME; what matters is what ran on the way.
+    }
+  };
+  plainGit("status");
+  plainGit("worktree", "add", "--quiet", "--detach", join(archive.sandbox.home, "..", "tree"));
+  expect(readdirSync(archive.markers).sort()).toEqual(
+    ["fsmonitor", "hook", "include", "filter"].sort(),
+  );
+}
+
+const bash = (id: string, command: string) => toolUse(id, "bash", { command });
+const isolated = (id: string, prompt: string) =>
+  toolUse(id, "agent", { description: "do a piece", prompt, isolation: "worktree" });
+
+/** The child's answers by its prompt: first `command`, then a closing text. */
+function child(prompt: string, command: string) {
+  return {
+    intercept: ({
+      firstUserText,
+      lastUserText,
+    }: {
+      firstUserText: string;
+      lastUserText: string;
+    }) => {
+      if (firstUserText !== prompt) return undefined;
+      return lastUserText === prompt ? reply(bash("call_child", command)) : reply(text("Done."));
+    },
+  };
+}
+
+const WORKTREE_BRANCH = /worktree \S+, branch (agentloop\/\S+), 1 file changed\]/;
+
+describe("a repository's .git runs nothing outside the sandbox", () => {
+  let model: FakeModel;
+  beforeAll(async () => {
+    model = await startFakeModel("anthropic");
+  });
+  afterAll(() => model.close());
+
+  async function run(
+    archive: Archive,
+    turns: FakeTurn[],
+    args: string[],
+    intercept?: ReturnType<typeof child>,
+  ) {
+    const ran = await runStreamJson(model, archive.sandbox, turns, args, intercept);
+    const results = ran.events.flatMap((event) =>
+      event.type === "tool_end" ? [resultText((event.result as ToolResultBlock).content)] : [],
+    );
+    return { ...ran.result, results, bodies: ran.requests.map((request) => request.body) };
+  }
+
+  it("in auto, the sandboxed model cannot plant a command in .git, and its worktree child's work lands on its branch", async () => {
+    const archive = repositoryWithSecret();
+    const hook = join(archive.workspace, ".git", "hooks", "post-checkout");
+    const { code, stderr, results, bodies } = await run(
+      archive,
+      [
+        reply(bash("call_1", `git config core.fsmonitor "${planted(archive, "fsmonitor")} false"`)),
+        reply(
+          bash(
+            "call_2",
+            `printf '[core]\\n\\tfsmonitor = touch ${archive.markers}/fsmonitor; false\\n\\tworktree = ${archive.sandbox.home}\\n' >> .git/config`,
+          ),
+        ),
+        reply(
+          bash(
+            "call_3",
+            `printf '#!/bin/sh\\n${planted(archive, "hook")}\\n' > ${hook} && chmod +x ${hook}`,
+          ),
+        ),
+        reply(isolated("call_4", "Write it.")),
+        reply(text("Tried.")),
+      ],
+      ["--permission-mode", "auto", "plant it"],
+      child("Write it.", "echo written > out.txt"),
+    );
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(results[0]).toMatch(
+      /^Permission denied: "git config core\.fsmonitor .*" writes the repository's \.git, which is read-only in the sandbox.*"writableGitDir": true/,
+    );
+    expect(results[1]).toContain(".git/config: Read-only file system");
+    expect(results[2]).toContain("post-checkout: Read-only file system");
+    expect(readConfig(archive.workspace)).toBe(archive.config);
+    expect(existsSync(hook)).toBe(false);
+    // agentloop committed the child's work on its branch itself.
+    const branch = WORKTREE_BRANCH.exec(results[3] ?? "")?.[1];
+    expect(branch, results[3]).toBeDefined();
+    expect(safeGit(archive.workspace, "show", `${branch}:out.txt`)).toBe("written");
+    expect(safeGit(archive.workspace, "rev-list", "--count", `main..${branch}`)).toBe("1");
+    expectNothingRan(archive, bodies);
+  });
+
+  it("planted from outside, runs on none of agentloop's git paths: a worktree child, the next checkpoint, rewind, --worktree, worktree remove", async () => {
+    const archive = archived();
+    const cli = (args: string[]) =>
+      runCli(args, { env: { ...archive.sandbox.env, ...model.env() }, cwd: archive.workspace });
+    const bodies: string[] = [];
+
+    // A worktree subagent (the first prompt's checkpoint before it), in auto.
+    const first = await run(
+      archive,
+      [reply(isolated("call_1", "Write it.")), reply(text("Delegated."))],
+      ["--permission-mode", "auto", "delegate"],
+      child("Write it.", "echo written > out.txt"),
+    );
+    bodies.push(...first.bodies);
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    const branch = WORKTREE_BRANCH.exec(first.results[0] ?? "")?.[1];
+    expect(branch, first.results[0]).toBeDefined();
+    expect(safeGit(archive.workspace, "show", `${branch}:out.txt`)).toBe("written");
+
+    // The next prompt's checkpoint, and a change to take back.
+    const second = await run(
+      archive,
+      [reply(bash("call_2", "echo more >> notes.txt")), reply(text("Noted."))],
+      ["--permission-mode", "auto", "--continue", "note it"],
+    );
+    bodies.push(...second.bodies);
+    expect(second.code, second.stderr).toBe(0);
+    expect(readFileSync(join(archive.workspace, "notes.txt"), "utf8")).toBe("more\n");
+
+    const rewind = await cli(["rewind", "2", "--code"]);
+    expect(rewind.stderr).toBe("");
+    expect(rewind.code).toBe(0);
+    expect(existsSync(join(archive.workspace, "notes.txt"))).toBe(false);
+
+    // A session in a worktree of its own, then `agentloop worktree remove`.
+    const session = await run(
+      archive,
+      [reply(bash("call_3", "echo b > b.txt")), reply(text("Written."))],
+      ["--permission-mode", "auto", "--worktree", "try-a", "write b"],
+    );
+    bodies.push(...session.bodies);
+    expect(session.code, session.stderr).toBe(0);
+    const tree = join(archive.workspace, ".agentloop", "worktrees", "try-a");
+    expect(readFileSync(join(tree, "b.txt"), "utf8")).toBe("b\n");
+    const removed = await cli(["worktree", "remove", "try-a", "--force"]);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(existsSync(tree)).toBe(false);
+
+    expect(readConfig(archive.workspace)).toBe(archive.config);
+    expectNothingRan(archive, bodies);
+    expectPlantLive(archive);
+  });
+
+  it("in ask mode, headless, git status and git log run nothing planted", async () => {
+    const archive = archived();
+    const { code, results, bodies } = await run(
+      archive,
+      [
+        reply(bash("call_1", "git status")),
+        reply(bash("call_2", "git log -p")),
+        reply(bash("call_3", "git diff")),
+        reply(text("Looked.")),
+      ],
+      ["--permission-mode", "ask", "-p", "look"],
+    );
+    expect(code).toBe(0);
+    // They ran (in the read-only sandbox), unasked: none was refused for want of a terminal.
+    expect(results).toHaveLength(3);
+    for (const result of results) expect(result).not.toMatch(/^Permission (needed|denied)/);
+    expectNothingRan(archive, bodies);
+    expectPlantLive(archive);
+  });
+});
+
+describe("batch on worktrees of an archived repository", () => {
+  let model: BatchModel;
+  beforeAll(async () => {
+    model = await startBatchModel();
+  });
+  afterAll(() => model.close());
+
+  it("runs nothing planted while it checks out, snapshots and removes each attempt", async () => {
+    const archive = archived();
+    const root = join(archive.sandbox.home, "..");
+    const tasks = join(root, "tasks.jsonl");
+    const prompt = batchPrompt("one", "echo done > done.txt");
+    writeFileSync(tasks, `${JSON.stringify({ id: "one", prompt, repo: archive.workspace })}\n`);
+    const out = join(root, "out");
+    const batch = await runCli(
+      [
+        "batch",
+        "run",
+        tasks,
+        "--out",
+        out,
+        "--work-dir",
+        join(root, "work"),
+        "--isolation",
+        "worktree",
+        "--permission-mode",
+        "yolo",
+      ],
+      {
+        env: {
+          ...archive.sandbox.env,
+          ANTHROPIC_BASE_URL: model.url,
+          ANTHROPIC_API_KEY: "sk-test",
+        },
+        cwd: root,
+      },
+    );
+    expect(batch.code, batch.stderr).toBe(0);
+    expect(readFileSync(join(out, "tasks", "one", "patch.diff"), "utf8")).toContain(
+      "+++ b/done.txt",
+    );
+    expect(safeGit(archive.workspace, "worktree", "list").split("\n")).toHaveLength(1);
+    expect(readConfig(archive.workspace)).toBe(archive.config);
+    const bodies = model.fake.requests.map((request) => JSON.stringify(request.body));
+    expectNothingRan(archive, bodies);
+    expect(storedContents(out)).not.toContain(archive.secret);
+    expectPlantLive(archive);
+  });
+});
