@@ -339,6 +339,48 @@ describe("batch on worktrees of an archived repository", () => {
   });
   afterAll(() => model.close());
 
+  it("in auto, lets an agent commit in a clone of agentloop's own, and not in a worktree of the person's repository", async () => {
+    const sandbox = withRepository(freshSandbox());
+    const root = join(sandbox.home, "..");
+    // Outside /tmp, which the sandbox replaces: the attempt's HOME (its git identity) shows.
+    const work = mkdtempSync(join("/var/tmp", "agentloop-batch-work-"));
+    onTestFinished(() => rmSync(work, { recursive: true, force: true }));
+    const command =
+      "echo mine > mine.txt && git add mine.txt && git commit -qm mine && echo committed > committed.txt";
+    const tasks = join(root, "tasks.jsonl");
+    writeFileSync(
+      tasks,
+      `${JSON.stringify({ id: "commit", prompt: batchPrompt("commit", command), repo: sandbox.workspace })}\n`,
+    );
+    const env = { ...sandbox.env, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: "sk-test" };
+    const patches: Record<string, string> = {};
+    for (const isolation of ["clone", "worktree"]) {
+      const out = join(root, isolation);
+      const args = [
+        "batch",
+        "run",
+        tasks,
+        "--out",
+        out,
+        "--work-dir",
+        work,
+        "--isolation",
+        isolation,
+      ];
+      const batch = await runCli([...args, "--permission-mode", "auto"], { env, cwd: root });
+      expect(batch.code, batch.stderr).toBe(0);
+      patches[isolation] = readFileSync(join(out, "tasks", "commit", "patch.diff"), "utf8");
+    }
+    expect(patches.clone).toContain("+++ b/committed.txt");
+    // Refused whole, saying why: the person's .git stays read-only.
+    expect(patches.worktree).toBe("");
+    const events = join(root, "worktree", "tasks", "commit", "logs", "attempt-1.events.jsonl");
+    expect(readFileSync(events, "utf8")).toContain(
+      'Permission denied: \\"git add mine.txt\\" writes the repository\'s .git',
+    );
+    expect(safeGit(sandbox.workspace, "log", "--format=%s")).toBe("start");
+  });
+
   it("runs nothing planted while it checks out, snapshots and removes each attempt", async () => {
     const archive = archived();
     const root = join(archive.sandbox.home, "..");

@@ -136,7 +136,7 @@ export async function assembleSession(
     readSandboxSettings(options.cwd, userEnv),
   ]);
   if (sandboxSettings.ignored) notice(sandboxSettings.ignored);
-  const { writableGitDir } = sandboxSettings;
+  const writableGitDir = options.writableGitDir === true || sandboxSettings.writableGitDir;
   const redact = createRedactor(secretValues(env));
   // Beside the session file, in the directory of the session that started them.
   const background = createBackgroundPart({
