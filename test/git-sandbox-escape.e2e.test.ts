@@ -311,6 +311,30 @@ describe("a repository's .git runs nothing outside the sandbox", () => {
     expectPlantLive(archive);
   });
 
+  it("in ask mode, a git commit the person's own rule allows runs outside the sandbox, as before", async () => {
+    const archive = repositoryWithSecret();
+    const { home } = archive.sandbox;
+    writeFileSync(
+      join(home, ".gitconfig"),
+      "[user]\n\tname = person\n\temail = person@localhost\n",
+    );
+    const settings = join(archive.sandbox.env.XDG_CONFIG_HOME as string, "agentloop");
+    mkdirSync(settings, { recursive: true });
+    const rules = { permissions: { allow: ["git add", "git commit"] } };
+    writeFileSync(join(settings, "settings.json"), JSON.stringify(rules));
+    const { code, results } = await run(
+      archive,
+      [
+        reply(bash("call_1", "git add README.md && git commit --allow-empty -qm mine")),
+        reply(text("Committed.")),
+      ],
+      ["--permission-mode", "ask", "-p", "commit"],
+    );
+    expect(code).toBe(0);
+    expect(results[0]).toBe("(no output)\n[exit code 0]");
+    expect(safeGit(archive.workspace, "log", "--format=%s", "-1")).toBe("mine");
+  });
+
   it("in ask mode, headless, git status and git log run nothing planted", async () => {
     const archive = archived();
     const { code, results, bodies } = await run(

@@ -325,6 +325,7 @@ export async function assembleSession(
   const facts = {
     mode,
     allowNetwork: options.allowNetwork,
+    writableGitDir,
     toolNames: toolbox.definitions.map((tool) => tool.name),
     env: userEnv,
     instructions: memory.text,
