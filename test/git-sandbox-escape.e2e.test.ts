@@ -356,12 +356,33 @@ describe("a repository's .git runs nothing outside the sandbox", () => {
   });
 });
 
-describe("batch on worktrees of an archived repository", () => {
+describe("batch on a repository's worktrees and clones", () => {
   let model: BatchModel;
   beforeAll(async () => {
     model = await startBatchModel();
   });
   afterAll(() => model.close());
+
+  /**
+   * Runs task `id` (the model runs `command`) on `repo` in a batch of its own, with `isolation`
+   * and `mode`, its work dir `work`; returns the task's patch.
+   */
+  async function runTask(
+    sandbox: Sandbox,
+    task: { id: string; command: string; repo: string },
+    run: { isolation: string; mode: string; work: string; out: string },
+  ) {
+    const root = join(sandbox.home, "..");
+    const tasks = join(root, `${task.id}.jsonl`);
+    const prompt = batchPrompt(task.id, task.command);
+    writeFileSync(tasks, `${JSON.stringify({ id: task.id, prompt, repo: task.repo })}\n`);
+    const args = ["batch", "run", tasks, "--out", run.out, "--work-dir", run.work];
+    args.push("--isolation", run.isolation, "--permission-mode", run.mode);
+    const env = { ...sandbox.env, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: "sk-test" };
+    const batch = await runCli(args, { env, cwd: root });
+    expect(batch.code, batch.stderr).toBe(0);
+    return readFileSync(join(run.out, "tasks", task.id, "patch.diff"), "utf8");
+  }
 
   it("in auto, lets an agent commit in a clone of agentloop's own, and not in a worktree of the person's repository", async () => {
     const sandbox = withRepository(freshSandbox());
@@ -371,33 +392,12 @@ describe("batch on worktrees of an archived repository", () => {
     onTestFinished(() => rmSync(work, { recursive: true, force: true }));
     const command =
       "echo mine > mine.txt && git add mine.txt && git commit -qm mine && echo committed > committed.txt";
-    const tasks = join(root, "tasks.jsonl");
-    writeFileSync(
-      tasks,
-      `${JSON.stringify({ id: "commit", prompt: batchPrompt("commit", command), repo: sandbox.workspace })}\n`,
-    );
-    const env = { ...sandbox.env, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: "sk-test" };
-    const patches: Record<string, string> = {};
-    for (const isolation of ["clone", "worktree"]) {
-      const out = join(root, isolation);
-      const args = [
-        "batch",
-        "run",
-        tasks,
-        "--out",
-        out,
-        "--work-dir",
-        work,
-        "--isolation",
-        isolation,
-      ];
-      const batch = await runCli([...args, "--permission-mode", "auto"], { env, cwd: root });
-      expect(batch.code, batch.stderr).toBe(0);
-      patches[isolation] = readFileSync(join(out, "tasks", "commit", "patch.diff"), "utf8");
-    }
-    expect(patches.clone).toContain("+++ b/committed.txt");
+    const task = { id: "commit", command, repo: sandbox.workspace };
+    const patch = (isolation: string) =>
+      runTask(sandbox, task, { isolation, mode: "auto", work, out: join(root, isolation) });
+    expect(await patch("clone")).toContain("+++ b/committed.txt");
     // Refused whole, saying why: the person's .git stays read-only.
-    expect(patches.worktree).toBe("");
+    expect(await patch("worktree")).toBe("");
     const events = join(root, "worktree", "tasks", "commit", "logs", "attempt-1.events.jsonl");
     expect(readFileSync(events, "utf8")).toContain(
       'Permission denied: \\"git add mine.txt\\" writes the repository\'s .git',
@@ -405,40 +405,13 @@ describe("batch on worktrees of an archived repository", () => {
     expect(safeGit(sandbox.workspace, "log", "--format=%s")).toBe("start");
   });
 
-  it("runs nothing planted while it checks out, snapshots and removes each attempt", async () => {
+  it("on an archived repository's worktrees, runs nothing planted while it checks out, snapshots and removes each attempt", async () => {
     const archive = archived();
     const root = join(archive.sandbox.home, "..");
-    const tasks = join(root, "tasks.jsonl");
-    const prompt = batchPrompt("one", "echo done > done.txt");
-    writeFileSync(tasks, `${JSON.stringify({ id: "one", prompt, repo: archive.workspace })}\n`);
     const out = join(root, "out");
-    const batch = await runCli(
-      [
-        "batch",
-        "run",
-        tasks,
-        "--out",
-        out,
-        "--work-dir",
-        join(root, "work"),
-        "--isolation",
-        "worktree",
-        "--permission-mode",
-        "yolo",
-      ],
-      {
-        env: {
-          ...archive.sandbox.env,
-          ANTHROPIC_BASE_URL: model.url,
-          ANTHROPIC_API_KEY: "sk-test",
-        },
-        cwd: root,
-      },
-    );
-    expect(batch.code, batch.stderr).toBe(0);
-    expect(readFileSync(join(out, "tasks", "one", "patch.diff"), "utf8")).toContain(
-      "+++ b/done.txt",
-    );
+    const task = { id: "one", command: "echo done > done.txt", repo: archive.workspace };
+    const run = { isolation: "worktree", mode: "yolo", work: join(root, "work"), out };
+    expect(await runTask(archive.sandbox, task, run)).toContain("+++ b/done.txt");
     expect(safeGit(archive.workspace, "worktree", "list").split("\n")).toHaveLength(1);
     expect(readConfig(archive.workspace)).toBe(archive.config);
     const bodies = model.fake.requests.map((request) => JSON.stringify(request.body));

@@ -4,7 +4,7 @@
 // open its own .git to the commands that could plant what git runs there.
 
 import { ConfigError } from "../core/errors.js";
-import { isRecord, projectSettingsPath, readSettings, userSettingsPath } from "../core/settings.js";
+import { isRecord, readUserOnlyKey } from "../core/settings.js";
 
 export interface SandboxSettings {
   writableGitDir: boolean;
@@ -16,14 +16,9 @@ export async function readSandboxSettings(
   workspace: string,
   env: NodeJS.ProcessEnv,
 ): Promise<SandboxSettings> {
-  const userFile = userSettingsPath(env);
-  const projectFile = projectSettingsPath(workspace);
-  const [user, project] = await Promise.all([readSettings(userFile), readSettings(projectFile)]);
-  const ignored =
-    project.sandbox === undefined
-      ? null
-      : `"sandbox" in ${projectFile} is ignored: only your own settings (${userFile}) can open the repository's .git to sandboxed commands.`;
-  return { writableGitDir: writableGitDirIn(user.sandbox, userFile), ignored };
+  const lets = "open the repository's .git to sandboxed commands";
+  const { value, file, ignored } = await readUserOnlyKey(workspace, env, "sandbox", lets);
+  return { writableGitDir: writableGitDirIn(value, file), ignored };
 }
 
 function writableGitDirIn(sandbox: unknown, file: string): boolean {
