@@ -91,6 +91,8 @@ Options:
   --permission-mode M            ask, auto, read-only, yolo or plan (look, propose a plan, ask)
   --dangerously-skip-permissions same as --permission-mode yolo
   --allow-network                let sandboxed commands use the network
+  --writable-git-dir             let sandboxed commands write the repository's .git (git add,
+                                 commit; or "sandbox": {"writableGitDir": true} in your settings)
   --memory                       remember across sessions (or "memory": true in your settings)
   --cwd DIR                      work in DIR instead of the current directory
   --worktree [NAME]              work in a new git worktree on the branch agentloop/NAME, removed
@@ -176,6 +178,7 @@ export function parseCommandLine(argv: string[], currentDirectory = process.cwd(
     resume: values.continue ? { latest: true } : values.resume ? { id: values.resume } : undefined,
     permissionMode,
     allowNetwork: values["allow-network"] ?? false,
+    writableGitDir: values["writable-git-dir"] ?? false,
     memory: values.memory ?? false,
     goal: {
       condition: values.goal === undefined ? undefined : goalCondition(values.goal, "--goal"),
@@ -217,6 +220,7 @@ function parseFlags(argv: string[]) {
       "permission-mode": { type: "string" },
       "dangerously-skip-permissions": { type: "boolean" },
       "allow-network": { type: "boolean" },
+      "writable-git-dir": { type: "boolean" },
       memory: { type: "boolean" },
       cwd: { type: "string" },
       port: { type: "string" },
