@@ -10,24 +10,13 @@ import type { LoopEvent, PartEvent } from "../core/events.js";
 import type { HistoryStart, PartCommand, PartHost, SessionPart } from "../core/part.js";
 import { resolveToolPath } from "../core/tool-path.js";
 import { readSession } from "../session/session-file.js";
+import { beforeWhat, checkpointNamed, isCheckpointName, nextName } from "./checkpoint-names.js";
+import { AT_THE_REPL, scopeOf } from "./command-place.js";
 import { checkpointLines, planLines, resultLines } from "./describe.js";
 import { historyAfterRewinds } from "./history.js";
 import { checkpointData, createRecorder, type Recorder } from "./recorder.js";
-import {
-  appendRecord,
-  checkpointEvent,
-  leftEvent,
-  PART_NAME,
-  savedEvent,
-  scopeOf,
-} from "./records.js";
-import {
-  checkpointNamed,
-  previewRewind,
-  type RewindRequest,
-  readCheckpointLog,
-  rewindSession,
-} from "./rewind.js";
+import { appendRecord, checkpointEvent, leftEvent, PART_NAME, savedEvent } from "./records.js";
+import { previewRewind, type RewindRequest, readCheckpointLog, rewindSession } from "./rewind.js";
 
 /** The tools whose calls change the file named by their `file_path`. */
 const FILE_TOOLS = new Set(["write", "edit"]);
@@ -39,9 +28,13 @@ export function createCheckpointsPart(options: {
   const { cwd, env } = options;
   let host: PartHost | null = null;
   let recorder: Recorder | null = null;
-  /** The session's latest checkpoint, and the latest one whose prompt has said how it left things. */
+  /**
+   * The session's latest checkpoint (the records' running number), the latest one whose prompt
+   * has said how it left things, and the name of the next prompt's.
+   */
   let latest = 0;
   let leftFor = 0;
+  let nextPrompt = "1";
   const waiting: LoopEvent[] = [];
   /** The /rewind asked once: asking the same again does it. */
   let shown: string | null = null;
@@ -66,6 +59,7 @@ export function createCheckpointsPart(options: {
     recorder = null;
     latest = 0;
     leftFor = 0;
+    nextPrompt = "1";
     shown = null;
     if (start !== "resume") return;
     try {
@@ -73,6 +67,7 @@ export function createCheckpointsPart(options: {
       if (finished) waiting.push(note(finished));
       latest = Math.max(0, ...log.checkpoints.map((checkpoint) => checkpoint.number));
       leftFor = latest;
+      nextPrompt = nextName(log, "prompt");
       const history = historyAfterRewinds(readSession(sessionFile()).entries);
       if (history) host.replaceHistory(history);
     } catch (error) {
@@ -83,34 +78,34 @@ export function createCheckpointsPart(options: {
   const rewind: PartCommand = {
     name: "/rewind",
     argument: "[N ...]",
-    help: "list the checkpoints; N [code|conversation] [force] takes the session back to before prompt N",
+    help: "list the checkpoints; N [code|conversation] [force] takes the session back to before prompt N (rN: before rewind N)",
     run(argument) {
       const words = argument.split(/\s+/).filter(Boolean);
       if (words.length === 0) {
         return [
           ...checkpointLines(readLog().log),
-          "/rewind N takes the session back to before prompt N.",
+          "/rewind N takes the session back to before prompt N; /rewind rN undoes rewind rN.",
         ].join("\n");
       }
       const request = rewindRequest(words, sessionFile(), cwd, env);
-      const scope = scopeOf(request.code, request.conversation);
-      const key = words.join(" ");
+      const scope = scopeOf(request);
+      const key = AT_THE_REPL.rewind(request.name, request);
       if (shown !== key) {
-        const prompt = checkpointNamed(readLog().log, request.number).prompt;
+        const prompt = checkpointNamed(readLog().log, request.name, AT_THE_REPL).prompt;
         const plan = request.code ? planLines(previewRewind(request), cwd) : [];
         shown = key;
         return [
-          `Rewind the ${scope} to before prompt ${request.number} (${prompt}):`,
+          `Rewind the ${scope} to before ${beforeWhat(request.name)} (${prompt}):`,
           ...plan,
-          `Enter /rewind ${key} again to do it.`,
+          `Enter ${key} again to do it.`,
         ].join("\n");
       }
       shown = null;
       const result = rewindSession(request);
       if (result.history) host?.replaceHistory(result.history);
-      latest = result.undo;
+      latest = result.taken;
       leftFor = latest;
-      return resultLines(result, scope, cwd).join("\n");
+      return resultLines(result, cwd, AT_THE_REPL).join("\n");
     },
   };
 
@@ -126,7 +121,9 @@ export function createCheckpointsPart(options: {
         recorder ??= createRecorder(data(), cwd);
         latest += 1;
         // @step checkpoints.checkpoint: Before each prompt, a checkpoint records the files.
-        record(checkpointEvent(recorder.checkpoint(latest, firstLine(prompt))));
+        const taken = recorder.checkpoint(latest, firstLine(prompt));
+        record(checkpointEvent(taken, "prompt", nextPrompt));
+        nextPrompt = String(Number(nextPrompt) + 1);
       } catch (error) {
         // @step checkpoints.notice: A checkpoint that fails is told in a notice; the prompt goes on.
         waiting.push(note(`no checkpoint before this prompt: ${(error as Error).message}`));
@@ -139,7 +136,7 @@ export function createCheckpointsPart(options: {
         if (recorder && FILE_TOOLS.has(call.name) && typeof path === "string") {
           // @step checkpoints.file_saved: A file is saved before write or edit first changes it.
           const saved = recorder.saveBefore(resolveToolPath(cwd, path));
-          if (saved) record(savedEvent(saved, relative(cwd, saved.path)));
+          if (saved) record(savedEvent(saved, "prompt", relative(cwd, saved.path)));
         }
         return {};
       },
@@ -152,7 +149,7 @@ export function createCheckpointsPart(options: {
       try {
         // @step checkpoints.left: Once the prompt stopped, the files it changed are recorded.
         const left = recorder.leave();
-        if (left) record(leftEvent(left));
+        if (left) record(leftEvent(left, "prompt"));
         return [];
       } catch (error) {
         return [
@@ -169,22 +166,26 @@ function firstLine(prompt: string): string {
   return line.length > 72 ? `${line.slice(0, 71)}…` : line;
 }
 
-/** `N [code|conversation] [force]`, as /rewind takes it. */
+/**
+ * `N [code|conversation] [force]`, as /rewind takes it; the words may also be written as the
+ * shell's flags (`--force`), which a person who read `agentloop rewind --help` will type.
+ */
 function rewindRequest(
   words: string[],
   sessionFile: string,
   cwd: string,
   env: NodeJS.ProcessEnv,
 ): RewindRequest {
-  const [first = "", ...rest] = words;
-  const number = Number(first);
-  const unknown = rest.find((word) => !["code", "conversation", "force"].includes(word));
-  if (!Number.isInteger(number) || number < 1 || unknown !== undefined) {
+  const [name = "", ...rest] = words;
+  const options = rest.map((word) => word.replace(/^--/, ""));
+  const unknown = options.find((word) => !["code", "conversation", "force"].includes(word));
+  if (!isCheckpointName(name) || unknown !== undefined) {
     throw new ConfigError(
-      "Use /rewind N [code|conversation] [force], N a checkpoint of /rewind's list.",
+      "Use /rewind N [code|conversation] [force], N a prompt or rN a rewind of /rewind's list.",
     );
   }
-  const code = rest.includes("code") || !rest.includes("conversation");
-  const conversation = rest.includes("conversation") || !rest.includes("code");
-  return { sessionFile, cwd, env, number, code, conversation, force: rest.includes("force") };
+  const code = options.includes("code") || !options.includes("conversation");
+  const conversation = options.includes("conversation") || !options.includes("code");
+  const force = options.includes("force");
+  return { sessionFile, cwd, env, name, code, conversation, force, place: AT_THE_REPL };
 }
