@@ -8,19 +8,22 @@ import type { Provider } from "../src/core/provider.js";
 import { createWebPart } from "../src/web/part.js";
 import { createSearchPart } from "../src/web/search-part.js";
 
-/** The part with search alone (the default), and the part with web_fetch beside it. */
+/** The web part with web_fetch, and `choices` for what it offers. */
+const withFetch = (choices: { search: boolean; fetchForChild?: boolean }) =>
+  createWebPart({
+    mode: () => "auto",
+    rules: { allow: [], ask: [], deny: [] } as never,
+    workspace: "/nowhere",
+    env: {},
+    fetch: true,
+    allowHosts: [],
+    ...choices,
+  });
+
+/** The part with search alone, and the part with web_fetch beside it. */
 const parts: Record<string, () => SessionPart> = {
   "search alone": createSearchPart,
-  "beside web_fetch": () =>
-    createWebPart({
-      mode: () => "auto",
-      rules: { allow: [], ask: [], deny: [] } as never,
-      workspace: "/nowhere",
-      env: {},
-      fetch: true,
-      search: true,
-      allowHosts: [],
-    }),
+  "beside web_fetch": () => withFetch({ search: true }),
 };
 
 function started(make: () => SessionPart, provider: () => Partial<Provider>) {
@@ -50,16 +53,7 @@ describe.each(Object.entries(parts))("the web part's search, %s", (_, make) => {
 describe("web_fetch for a subagent", () => {
   const offeredToChild = (fetchForChild: boolean) =>
     (
-      createWebPart({
-        mode: () => "auto",
-        rules: { allow: [], ask: [], deny: [] } as never,
-        workspace: "/nowhere",
-        env: {},
-        fetch: true,
-        fetchForChild,
-        search: false,
-        allowHosts: [],
-      }).tools?.({ mode: "auto", forChild: true }) ?? []
+      withFetch({ search: false, fetchForChild }).tools?.({ mode: "auto", forChild: true }) ?? []
     ).map((tool) => tool.name);
 
   it("is offered when the person's tools named it, and not when it came with the default set", () => {
