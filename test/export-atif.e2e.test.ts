@@ -44,15 +44,17 @@ type Trajectory = {
 
 /** A command printing about 25 KB, so that a few of them fill a small window. */
 const noisy = (k: number) => `yes "line of step ${k}" | head -c 25000; echo; echo END-${k}`;
+/** Notes of about 30 KB beside a call: clearing old results cannot make room for them. */
+const notes = (k: number) => `Notes on step ${k}: the build log says it compiled. `.repeat(600);
 
 /** The task: a subagent that runs a command, then three noisy commands, then the answer. */
 const TASK: FakeTurn[] = [
   reply(toolUse("call_agent", "agent", { description: "count files", prompt: "count the files" })),
   reply(toolUse("child_bash", "bash", { command: "echo child-counted" })),
   reply(text("There are no files.")),
-  reply(toolUse("call_1", "bash", { command: noisy(1) })),
-  reply(toolUse("call_2", "bash", { command: noisy(2) })),
-  reply(toolUse("call_3", "bash", { command: noisy(3) })),
+  reply(text(notes(1)), toolUse("call_1", "bash", { command: noisy(1) })),
+  reply(text(notes(2)), toolUse("call_2", "bash", { command: noisy(2) })),
+  reply(text(notes(3)), toolUse("call_3", "bash", { command: noisy(3) })),
   reply(text("All steps ran.")),
 ];
 
@@ -109,7 +111,14 @@ describe("agentloop export --format atif", () => {
     ).toEqual(["child_bash"]);
     expect(atifProblems(child)).toEqual([]);
 
-    expect(trajectory.steps.some((step) => step.extra?.compaction)).toBe(true);
+    const kinds = trajectory.steps.flatMap((step) => step.extra?.compaction?.kind ?? []);
+    // Both ways of compacting: old results cleared (a system step), then a summary (the model
+    // request it was, an agent step with its tokens).
+    expect(kinds).toContain("clear");
+    expect(kinds).toContain("summary");
+    const summary = trajectory.steps.find((step) => step.extra?.compaction?.kind === "summary");
+    expect(summary).toMatchObject({ source: "agent", message: "Steps ran one by one." });
+    expect(summary?.metrics?.prompt_tokens).toBeGreaterThan(0);
     expect(trajectory.final_metrics.total_prompt_tokens).toBeGreaterThan(0);
     // Every step's model is priced in the table, so the total cost is known.
     expect(trajectory.final_metrics.total_cost_usd).toBeGreaterThan(0);
@@ -129,6 +138,43 @@ describe("agentloop export --format atif", () => {
     expect(trajectory.subagent_trajectories).toHaveLength(1);
     expect(trajectory.notes).toBe("Left out 1 unreadable line(s) of the session file.");
     expect(trajectory.final_metrics.total_steps).toBe(trajectory.steps.length);
+  });
+
+  it("a run stopped by SIGTERM mid-command (the Harbor adapter's deadline) ends with its result and exports", async () => {
+    const stopped = freshSandbox();
+    model.script([
+      reply(toolUse("long", "bash", { command: "sleep 30" })),
+      reply(text("unreached")),
+    ]);
+    let sentTerm = false;
+    const run = await runCli([...model.flags, "--output-format", "stream-json", "wait a while"], {
+      env: { ...stopped.env, ...model.env() },
+      cwd: stopped.workspace,
+      onSpawn(child) {
+        // SIGTERM once the command is running, as `timeout` sends it at the deadline.
+        child.stdout?.on("data", (chunk: Buffer) => {
+          if (!sentTerm && chunk.toString().includes('"tool_start"')) {
+            sentTerm = true;
+            child.kill("SIGTERM");
+          }
+        });
+      },
+    });
+    model.script([]);
+    expect(sentTerm).toBe(true);
+    expect(run.code).toBe(130);
+    const last = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}");
+    expect(last).toMatchObject({ type: "result", subtype: "error_interrupted" });
+    const exported = await runCli(["export", "--format", "atif"], {
+      env: stopped.env,
+      cwd: stopped.workspace,
+    });
+    expect(exported.code, exported.stderr).toBe(0);
+    const trajectory = JSON.parse(exported.stdout) as Trajectory;
+    expect(atifProblems(trajectory)).toEqual([]);
+    expect(
+      trajectory.steps.flatMap((step) => step.tool_calls ?? []).map((call) => call.tool_call_id),
+    ).toEqual(["long"]);
   });
 
   it("writes to a file with -o, and refuses a format it does not have in one sentence", async () => {
