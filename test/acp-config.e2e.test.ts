@@ -122,13 +122,14 @@ describe("agentloop acp: model picker, effort and session history", () => {
     expect(await editor.close()).toBe(0);
   });
 
-  it("answers the older session/set_model too", async () => {
+  it("answers the older session/set_model too, with the model named provider/model", async () => {
     const { editor, sessionId } = await editorWithSession("claude-haiku-4-5");
     await editor.agent.request(
       "session/set_model" as "session/set_mode",
       {
         sessionId,
-        modelId: "claude-opus-5",
+        // As a harness names it: the session's provider, then the model.
+        modelId: "anthropic/claude-opus-5",
       } as never,
     );
     model.script([reply(text("ok"))]);

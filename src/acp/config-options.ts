@@ -71,7 +71,13 @@ export function configOptions(state: ConfigState): SessionConfigOption[] {
 /** The change a `session/set_config_option` asks for, or the invalid-params error it gets. */
 export type ConfigChange = { model: string } | { effort: Effort | undefined };
 
-export function configChange(state: ConfigState, configId: string, value: unknown): ConfigChange {
+export function configChange(state: ConfigState, configId: string, given: unknown): ConfigChange {
+  // A harness names models as "provider/model" (Harbor's -m anthropic/claude-sonnet-5-5).
+  const prefix = `${state.provider}/`;
+  const value =
+    configId === MODEL_OPTION && typeof given === "string" && given.startsWith(prefix)
+      ? given.slice(prefix.length)
+      : given;
   const option = configOptions(state).find((each) => each.id === configId);
   if (!option) {
     throw RequestError.invalidParams(undefined, `This session has no config option "${configId}".`);
