@@ -19,7 +19,7 @@ export const LAYERS = [
   ["session"],
   ["agents", "goal", "checkpoints"],
   ["assembly"],
-  ["terminal", "viewer"],
+  ["terminal", "viewer", "export"],
   ["command-line"],
   ["repl", "batch", "acp"],
   ["doors"],
