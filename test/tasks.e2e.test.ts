@@ -21,10 +21,11 @@ type Block = { type: string; tool_use_id?: string; content?: unknown; is_error?:
 type Body = { tools?: { name: string }[]; messages: { role: string; content: string | Block[] }[] };
 type Event = { type: string; part?: string; name?: string; line?: string; session_id?: string };
 
-function turnOnBoard(sandbox: Sandbox) {
+/** Writes `"tasks": value` in the person's settings file. */
+function turnOnBoard(sandbox: Sandbox, value: unknown = true) {
   const directory = join(sandbox.env.XDG_CONFIG_HOME as string, "agentloop");
   mkdirSync(directory, { recursive: true });
-  writeFileSync(join(directory, "settings.json"), JSON.stringify({ tasks: true }));
+  writeFileSync(join(directory, "settings.json"), JSON.stringify({ tasks: value }));
 }
 
 /** The tool_result answering call `id` in the last request a run sent. */
@@ -66,6 +67,19 @@ describe("the task board through the CLI", () => {
     expect(
       bodies[0]?.tools?.map((tool) => tool.name).filter((name) => name.startsWith("task_")),
     ).toEqual([]);
+  }, 30_000);
+
+  it("says in one sentence, with exit code 2, that its setting is not true or false", async () => {
+    const sandbox = freshSandbox();
+    turnOnBoard(sandbox, "yes");
+    const ran = await runCli([...model.flags, "-p", "hi"], {
+      env: { ...sandbox.env, ...model.env() },
+      cwd: sandbox.workspace,
+    });
+    expect(ran.code).toBe(2);
+    expect(ran.stderr.trim()).toMatch(
+      /^agentloop: "tasks" in \S+settings\.json must be true or false: whether the task board is on\.$/,
+    );
   }, 30_000);
 
   it("starts a blocked task only once its blocker is completed by its owner, and --continue sees the same board", async () => {
