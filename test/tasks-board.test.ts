@@ -3,7 +3,14 @@
 // writer that died holding it.
 
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -112,6 +119,17 @@ describe("the board on disk", () => {
       ["pending", []],
     ]);
     expect(openBoard("session-2", env).peek()).toEqual([]);
+  });
+
+  it("skips a task file it cannot read, and never writes a new task over it", async () => {
+    const env = stateHome();
+    const board = openBoard("damaged", env);
+    mkdirSync(board.directory, { recursive: true });
+    writeFileSync(join(board.directory, "1.json"), "{ half a task");
+    const made = await board.create({ subject: "Next", description: "" });
+    expect(made.ok && made.value.id).toBe("2");
+    expect(readFileSync(join(board.directory, "1.json"), "utf8")).toBe("{ half a task");
+    expect(board.peek().map(({ id }) => id)).toEqual(["2"]);
   });
 
   it("refuses a board name that is not one plain directory name", () => {

@@ -44,10 +44,13 @@ export interface Updated {
 
 const refused = <T>(error: string): Ruled<T> => ({ ok: false, error });
 
-/** The task `input` makes on a board holding `tasks`. */
-export function newTask(tasks: readonly BoardTask[], input: NewTask): Ruled<BoardTask> {
+/**
+ * The task `input` makes on a board holding `tasks`, numbered after them and after `taken` (the
+ * highest id of a file on the board, whether or not it could be read as a task).
+ */
+export function newTask(tasks: readonly BoardTask[], input: NewTask, taken = 0): Ruled<BoardTask> {
   if (input.subject.trim() === "") return refused("A task needs a subject, such as “Run tests”.");
-  const id = String(tasks.reduce((top, task) => Math.max(top, Number(task.id)), 0) + 1);
+  const id = String(tasks.reduce((top, task) => Math.max(top, Number(task.id)), taken) + 1);
   const blockers = openBlockers(tasks, id, input.blocked_by ?? []);
   if (!blockers.ok) return blockers;
   const task: BoardTask = {

@@ -58,7 +58,7 @@ export function openBoard(id: string, env: NodeJS.ProcessEnv): Board {
     tasks: () => locked(async () => peek()),
     create: (input) =>
       locked(async () => {
-        const made = newTask(peek(), input);
+        const made = newTask(peek(), input, highestFileId(directory));
         if (made.ok) await write(made.value);
         return made;
       }),
@@ -73,20 +73,35 @@ export function openBoard(id: string, env: NodeJS.ProcessEnv): Board {
   };
 }
 
-function readTasks(directory: string): BoardTask[] {
-  let names: string[];
+/** The names of the board's task files: `1.json`, `2.json`, ... */
+function taskFiles(directory: string): string[] {
   try {
-    names = readdirSync(directory);
+    return readdirSync(directory).filter((name) => /^\d+\.json$/.test(name));
   } catch {
     return [];
   }
-  const tasks = names
-    .filter((name) => /^\d+\.json$/.test(name))
-    .flatMap((name) => {
-      const task = parseTask(readFileSync(join(directory, name), "utf8"));
-      return task ? [task] : [];
-    });
+}
+
+/** A new task never takes the name of a file it could not read: that file stays as it is. */
+function highestFileId(directory: string): number {
+  return taskFiles(directory).reduce((top, name) => Math.max(top, Number.parseInt(name, 10)), 0);
+}
+
+function readTasks(directory: string): BoardTask[] {
+  const tasks = taskFiles(directory).flatMap((name) => {
+    const task = parseTask(readOrEmpty(join(directory, name)));
+    return task ? [task] : [];
+  });
   return tasks.sort((a, b) => Number(a.id) - Number(b.id));
+}
+
+/** A file's text, or "" when it cannot be read (then it is skipped as a task file that is not one). */
+function readOrEmpty(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
 }
 
 /** A task file as written; null for one that is not (edited by hand, from another version). */
