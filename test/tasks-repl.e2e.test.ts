@@ -2,10 +2,8 @@
 // change prints its line, /board lists the board, and after /compact the next request carries
 // the board restated beside the summary.
 
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { freshSandbox, startFakeModel } from "./support/cli-harness.js";
+import { freshSandbox, startFakeModel, writeUserSettings } from "./support/cli-harness.js";
 import { reply, text, toolUse } from "./support/fake-anthropic-server.js";
 import { openRepl } from "./support/terminal.js";
 
@@ -30,9 +28,7 @@ describe("the task board at the REPL", () => {
         },
       );
       const sandbox = freshSandbox();
-      const settings = join(sandbox.env.XDG_CONFIG_HOME as string, "agentloop");
-      mkdirSync(settings, { recursive: true });
-      writeFileSync(join(settings, "settings.json"), JSON.stringify({ tasks: true }));
+      writeUserSettings(sandbox, { tasks: true });
       const terminal = await openRepl({
         env: { ...sandbox.env, ...model.env() },
         cwd: sandbox.workspace,

@@ -3,8 +3,6 @@
 // blocker, --continue finds the same board, and two processes adding 50 tasks each at once to
 // one shared board leave 100.
 
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openBoard } from "../src/tasks/board.js";
 import {
@@ -14,19 +12,13 @@ import {
   runStreamJson,
   type Sandbox,
   startFakeModel,
+  writeUserSettings,
 } from "./support/cli-harness.js";
 import { type FakeTurn, reply, text, toolUse } from "./support/fake-anthropic-server.js";
 
 type Block = { type: string; tool_use_id?: string; content?: unknown; is_error?: boolean };
 type Body = { tools?: { name: string }[]; messages: { role: string; content: string | Block[] }[] };
 type Event = { type: string; part?: string; name?: string; line?: string; session_id?: string };
-
-/** Writes `"tasks": value` in the person's settings file. */
-function turnOnBoard(sandbox: Sandbox, value: unknown = true) {
-  const directory = join(sandbox.env.XDG_CONFIG_HOME as string, "agentloop");
-  mkdirSync(directory, { recursive: true });
-  writeFileSync(join(directory, "settings.json"), JSON.stringify({ tasks: value }));
-}
 
 /** The tool_result answering call `id` in the last request a run sent. */
 function resultOf(bodies: Body[], id: string): { text: string; isError: boolean } {
@@ -71,7 +63,7 @@ describe("the task board through the CLI", () => {
 
   it("says in one sentence, with exit code 2, that its setting is not true or false", async () => {
     const sandbox = freshSandbox();
-    turnOnBoard(sandbox, "yes");
+    writeUserSettings(sandbox, { tasks: "yes" });
     const ran = await runCli([...model.flags, "-p", "hi"], {
       env: { ...sandbox.env, ...model.env() },
       cwd: sandbox.workspace,
@@ -84,7 +76,7 @@ describe("the task board through the CLI", () => {
 
   it("starts a blocked task only once its blocker is completed by its owner, and --continue sees the same board", async () => {
     const sandbox = freshSandbox();
-    turnOnBoard(sandbox);
+    writeUserSettings(sandbox, { tasks: true });
     const first = await run(
       sandbox,
       ["-p", "Plan the release."],
