@@ -121,6 +121,21 @@ describe("the board on disk", () => {
     expect(openBoard("session-2", env).peek()).toEqual([]);
   });
 
+  it("applies the calls one process makes at once in the order it made them", async () => {
+    const board = openBoard("in-order", stateHome());
+    const chain = Array.from({ length: 20 }, (_, index) =>
+      board.create({
+        subject: `Step ${index + 1}`,
+        description: "",
+        blocked_by: index === 0 ? [] : [String(index)],
+      }),
+    );
+    const made = await Promise.all(chain);
+    expect(made.map((outcome) => outcome.ok && outcome.value.blocked_by)).toEqual(
+      Array.from({ length: 20 }, (_, index) => (index === 0 ? [] : [String(index)])),
+    );
+  });
+
   it("skips a task file it cannot read, and never writes a new task over it", async () => {
     const env = stateHome();
     const board = openBoard("damaged", env);

@@ -44,9 +44,16 @@ export function boardDirectory(id: string, env: NodeJS.ProcessEnv): string {
 
 export function openBoard(id: string, env: NodeJS.ProcessEnv): Board {
   const directory = boardDirectory(id, env);
-  const locked = <T>(work: () => Promise<T>) => {
-    mkdirSync(directory, { recursive: true, mode: 0o700 });
-    return withBoardLock(directory, work);
+  // This process's calls take the lock in the order they were made: a model that creates task 1
+  // and task 2 waiting for it in one turn gets them in that order, though the calls run at once.
+  let turn: Promise<unknown> = Promise.resolve();
+  const locked = <T>(work: () => Promise<T>): Promise<T> => {
+    const mine = turn.then(() => {
+      mkdirSync(directory, { recursive: true, mode: 0o700 });
+      return withBoardLock(directory, work);
+    });
+    turn = mine.catch(() => {});
+    return mine;
   };
   const write = (task: BoardTask) =>
     writeFileAtomically(join(directory, `${task.id}.json`), `${JSON.stringify(task, null, 2)}\n`);
