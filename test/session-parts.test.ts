@@ -264,6 +264,7 @@ describe("the list a session is assembled from", () => {
       "memory",
       "agents",
       "background",
+      "tasks",
       "goal",
       "mcp",
       "web",

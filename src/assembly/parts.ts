@@ -123,6 +123,14 @@ export const SESSION_PARTS: readonly PartEntry[] = [
   },
   { name: "background", start: async (context) => context.background },
   {
+    name: "tasks",
+    async start(context) {
+      const { startTasksPart } = await import("../tasks/start.js");
+      const { toolNames, cwd: workspace, env } = context;
+      return startTasksPart({ toolNames, workspace, env });
+    },
+  },
+  {
     name: "goal",
     async start(context) {
       const { createGoalPart } = await import("../goal/part.js");
