@@ -5,7 +5,7 @@
 // (test/support/fake-language-server.mjs) crashes, hangs or publishes late on purpose.
 
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -195,6 +195,33 @@ describe("a language server's diagnostics after each edit", () => {
     expect(resultOf(requests, "w1")).not.toMatch(/language server|not assignable/);
     expect(events.filter((event) => event.type === "part" && event.part === "lsp")).toEqual([]);
   }, 60_000);
+
+  it("a project's servers start only once the person trusts its settings", async () => {
+    const sandbox = freshSandbox();
+    mkdirSync(join(sandbox.workspace, ".agentloop"));
+    const project = JSON.stringify({ lspServers: { tsc: tsc() } });
+    writeFileSync(join(sandbox.workspace, ".agentloop", "settings.json"), project);
+    const turns = (file: string) => [
+      reply(
+        toolUse("w1", "write", { file_path: file, content: 'export const n: number = "x";\n' }),
+      ),
+      reply(text("Done.")),
+    ];
+    const untrusted = await runStreamJson(model, sandbox, turns("a.ts"), ["-p", "go"]);
+    expect(untrusted.result.code).toBe(0);
+    expect(resultOf(untrusted.requests, "w1")).not.toMatch(/language server/);
+    expect(untrusted.events.filter((event) => event.part === "lsp")).toEqual([]);
+
+    const folder = join(sandbox.env.XDG_CONFIG_HOME as string, "agentloop");
+    mkdirSync(folder, { recursive: true });
+    const allow = { allowProjectSettings: [realpathSync(sandbox.workspace)] };
+    writeFileSync(join(folder, "settings.json"), JSON.stringify(allow));
+    const trusted = await runStreamJson(model, sandbox, turns("b.ts"), ["-p", "go"]);
+    expect(trusted.result.code).toBe(0);
+    expect(resultOf(trusted.requests, "w1")).toContain(
+      "b.ts:1:14 Type 'string' is not assignable to type 'number'.",
+    );
+  }, 120_000);
 
   it("a server configured without the files it serves is one sentence and exit 2", async () => {
     const sandbox = freshSandbox();
