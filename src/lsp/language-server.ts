@@ -93,6 +93,7 @@ export function startLanguageServer(
   child.stdin?.on("error", () => {});
 
   let pull = false;
+  let initialized = false;
   const ready = (async () => {
     const result = (await connection.request(
       "initialize",
@@ -113,6 +114,7 @@ export function startLanguageServer(
       config.startupTimeoutMs,
     )) as { capabilities?: { diagnosticProvider?: unknown } } | null;
     pull = Boolean(result?.capabilities?.diagnosticProvider);
+    initialized = true;
     connection.notify("initialized", {});
   })();
   ready.catch((error: Error) => {
@@ -190,9 +192,12 @@ export function startLanguageServer(
     document: (path) => documents.get(pathToFileURL(path).href),
     async stop() {
       stopping = true;
-      if (stoppedWhy === null) {
+      // A server that never answered `initialize` would not answer `shutdown` either.
+      if (stoppedWhy === null && initialized) {
         await connection.request("shutdown", null, 1_000).catch(() => {});
         connection.notify("exit", null);
+      } else {
+        child.kill("SIGTERM");
       }
       const exited = new Promise((resolve) => child.once("exit", resolve));
       const timer = setTimeout(() => child.kill("SIGKILL"), 1_000);
