@@ -18,6 +18,8 @@ import { createServerPool, workspaceOf } from "./server-pool.js";
 
 /** The tools whose calls change one file, named by their `file_path`. */
 const EDITING_TOOLS = new Set(["write", "edit"]);
+/** How many editing calls may be between their two hooks at once. */
+const MOST_WAITING = 16;
 /** A file larger than this is not sent to a server. */
 const LARGEST_FILE = 4 * 1024 * 1024;
 
@@ -79,7 +81,11 @@ export async function startLspPart(options: {
     toolHooks: {
       async beforeCall(call) {
         const before = beforeEdit(call.name, call.input, options.cwd, servers);
-        if (before) befores.set(call.id, before);
+        if (!before) return {};
+        // A call refused after this (by the permission check) never reaches afterCall: its
+        // entry is dropped once a few newer ones wait (subagents may edit side by side).
+        if (befores.size >= MOST_WAITING) befores.delete(befores.keys().next().value as string);
+        befores.set(call.id, before);
         return {};
       },
       async afterCall(call, result, signal) {
