@@ -75,6 +75,9 @@ const CHAPTER_STEPS: Record<string, string> = {
   "tool.web_fetch": "src/web/",
   "tool.memory": "src/memory/",
   "mcp.call": "src/mcp/",
+  "lsp.server_started": "src/lsp/",
+  "lsp.diagnostics": "src/lsp/",
+  "lsp.late_diagnostics": "src/lsp/",
   thinking: "src/providers/",
   images: "src/images/",
 };

@@ -182,6 +182,13 @@ export const SESSION_PARTS: readonly PartEntry[] = [
       return startWebPart({ ...context, rules, mode, fetch, fetchForChild, search });
     },
   },
+  {
+    name: "lsp",
+    async start(context) {
+      const { startLspPart } = await import("../lsp/part.js");
+      return startLspPart({ cwd: context.cwd, env: context.env });
+    },
+  },
   // Last: its screen is asked only once every other part admitted the prompt, so it takes one
   // checkpoint per prompt sent, and its hooks see a call as the others left it.
   {
