@@ -20,7 +20,7 @@ import { ignoredNotice, invocationOf } from "./skills/invocation.js";
 import { createProgress } from "./terminal/progress.js";
 import { loadMarkdownRenderer } from "./terminal/render.js";
 import { loadTextWidth } from "./terminal/text-width.js";
-import { writeWrapped } from "./terminal/wrap.js";
+import { writeUsage, writeWrapped } from "./terminal/wrap.js";
 import { inSessionWorktree, takeWorktreeFlag } from "./worktrees/session-worktree.js";
 
 const VERSION = AGENTLOOP_BUILD.version;
@@ -63,7 +63,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   switch (command.command) {
     case "help":
-      process.stdout.write(`${USAGE}\n`);
+      writeUsage(process.stdout, USAGE);
       return EXIT.done;
     case "version":
       process.stdout.write(`agentloop ${VERSION}\n`);

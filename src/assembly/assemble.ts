@@ -38,7 +38,7 @@ import { findSkills } from "../skills/find-skills.js";
 import { createLoadedSkills } from "../skills/loaded-skills.js";
 import { readProjectMemory } from "../skills/project-memory.js";
 import { skillsInHistory } from "../skills/skills-in-history.js";
-import { chooseToolNames } from "../tools/tool-set.js";
+import { chooseTools } from "../tools/tool-set.js";
 import { createToolbox } from "../tools/toolbox.js";
 import { afterStartUp } from "./after-start-up.js";
 import { createBuiltInTools } from "./built-in-tools.js";
@@ -130,8 +130,8 @@ export async function assembleSession(
     ask: mode === "ask" ? io.approveProjectSettings : undefined,
     onNotice: notice,
   });
-  const [names, rules, sandboxSettings] = await Promise.all([
-    chooseToolNames({
+  const [{ names, chosen: toolsChosen }, rules, sandboxSettings] = await Promise.all([
+    chooseTools({
       flag: options.tools,
       ...where,
       localModel: resolved.protocol === "local",
@@ -230,6 +230,7 @@ export async function assembleSession(
     cwd: options.cwd,
     env: userEnv,
     toolNames: names,
+    toolsChosen,
     mcpConfigFiles: options.mcpConfigFiles,
     modes,
     rules,

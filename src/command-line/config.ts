@@ -76,10 +76,9 @@ Options:
   --no-auto-compact              compact only on /compact or when the API says "too long"
   --tools LIST                   the tools the model gets, e.g. "bash" for s01's one tool
                                  (default: bash,read,write,edit, skill when there are skills,
-                                 and for a hosted model agent and web_search, the provider's
-                                 own search where its API runs it: Anthropic's, OpenAI's
-                                 Responses; add todo_write for the todo list, web_fetch to
-                                 read web pages)
+                                 and for a hosted model agent, web_fetch and web_search, the
+                                 provider's own search where its API runs it: Anthropic's,
+                                 OpenAI's Responses; add todo_write for the todo list)
   --mcp-config FILE              MCP servers to add, in .mcp.json's format (may be repeated)
   --goal CONDITION               work until a separate judge finds CONDITION met (exit 0),
                                  impossible (exit 1) or the budget spent (exit 3); /goal in the REPL
