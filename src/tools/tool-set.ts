@@ -13,7 +13,7 @@
 // local model gets it, and a subagent too, only when the person's list names it.
 
 import { ConfigError } from "../core/errors.js";
-import { readAllSettings } from "../core/project-settings.js";
+import { type ProjectSettings, readAllSettings } from "../core/project-settings.js";
 
 export const TOOL_NAMES = [
   "bash",
@@ -39,6 +39,8 @@ export async function chooseTools(input: {
   flag: string[] | undefined;
   workspace: string;
   env: NodeJS.ProcessEnv;
+  /** The files as start-up read them, once for every part (SettingsPlace). */
+  read?: ProjectSettings;
   /** The session runs a local model (--provider local). */
   localModel?: boolean;
 }): Promise<ToolChoice> {
