@@ -19,6 +19,7 @@ import { listSessions, sessionsDirectory } from "./session/session-file.js";
 import { ignoredNotice, invocationOf } from "./skills/invocation.js";
 import { createProgress } from "./terminal/progress.js";
 import { loadMarkdownRenderer } from "./terminal/render.js";
+import { loadTextWidth } from "./terminal/text-width.js";
 import { writeUsage, writeWrapped } from "./terminal/wrap.js";
 import { inSessionWorktree, takeWorktreeFlag } from "./worktrees/session-worktree.js";
 
@@ -203,15 +204,19 @@ function fail(error: unknown): number {
 }
 
 endWithParent(process.env);
-main(process.argv.slice(2)).then(async (code) => {
-  process.exitCode = code;
-  // A pipe that its reader has not emptied holds the end of the output in Node's buffer, which
-  // process.exit would drop: a stream-json consumer would get a cut line. Exit once it is out.
-  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
-  // Background children of bash commands are ended by the toolbox; nothing else may keep
-  // the process alive once the session has closed.
-  setImmediate(() => process.exit(code));
-});
+// Text is measured only for a terminal: a run whose outputs are pipes skips loading the measures.
+const atTerminal = process.stdout.isTTY === true || process.stderr.isTTY === true;
+(atTerminal ? loadTextWidth() : Promise.resolve())
+  .then(() => main(process.argv.slice(2)))
+  .then(async (code) => {
+    process.exitCode = code;
+    // A pipe that its reader has not emptied holds the end of the output in Node's buffer, which
+    // process.exit would drop: a stream-json consumer would get a cut line. Exit once it is out.
+    await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+    // Background children of bash commands are ended by the toolbox; nothing else may keep
+    // the process alive once the session has closed.
+    setImmediate(() => process.exit(code));
+  });
 
 /** Resolves when everything written to the stream so far has been handed to the system. */
 function flushed(stream: NodeJS.WriteStream): Promise<void> {

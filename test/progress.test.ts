@@ -2,10 +2,14 @@
 // waits or a tool runs, and that none of it is left behind in the answer or a tool's output.
 
 import stringWidth from "string-width";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { LoopEvent } from "../src/core/events.js";
 import type { ToolUseBlock } from "../src/core/messages.js";
 import { createProgress, duration, type ProgressOptions } from "../src/terminal/progress.js";
+import { loadTextWidth } from "../src/terminal/text-width.js";
+
+// The CLI loads the measures when an output is a terminal; these tests stand for one.
+beforeAll(loadTextWidth);
 
 /** A terminal that keeps what a person would see: `\r` goes to column 0, `\x1b[K` erases. */
 function fakeTerminal(columns = 80) {

@@ -3,8 +3,12 @@
 
 import { stripVTControlCharacters } from "node:util";
 import stringWidth from "string-width";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadTextWidth } from "../src/terminal/text-width.js";
 import { beside, columnsOf, wrapText } from "../src/terminal/wrap.js";
+
+// The CLI loads the measures when an output is a terminal; these tests stand for one.
+beforeAll(loadTextWidth);
 
 const NOTICE =
   "agentloop: permission mode yolo: commands run without a sandbox and without asking. Deny rules still apply.";

@@ -2,7 +2,7 @@
 // the default, a child has no agent tool; at 2 or 3 a child may run children of its own.
 
 import { ConfigError } from "../core/errors.js";
-import { readAllSettings } from "../core/project-settings.js";
+import { type ProjectSettings, readAllSettings } from "../core/project-settings.js";
 
 export const DEFAULT_AGENT_DEPTH = 1;
 export const MAX_AGENT_DEPTH = 3;
@@ -10,6 +10,8 @@ export const MAX_AGENT_DEPTH = 3;
 export async function chooseAgentDepth(input: {
   workspace: string;
   env: NodeJS.ProcessEnv;
+  /** The files as start-up read them, once for every part (SettingsPlace). */
+  read?: ProjectSettings;
 }): Promise<number> {
   let depth = DEFAULT_AGENT_DEPTH;
   for (const { file, settings } of await readAllSettings(input)) {

@@ -4,6 +4,7 @@
 
 import { join } from "node:path";
 import type { PartHost, SessionPart } from "../core/part.js";
+import type { ProjectSettings } from "../core/project-settings.js";
 import type { Provider } from "../core/provider.js";
 import type { Tool } from "../core/tool.js";
 import { type AgentToolOptions, createAgentTool } from "./agent-tool.js";
@@ -20,13 +21,15 @@ export type AgentsOptions = Omit<
   startModel(name: string): Promise<Provider>;
   /** The real environment: where the user's agent definitions and settings are. */
   env: NodeJS.ProcessEnv;
+  /** The settings files as start-up read them; absent, they are read when the part starts. */
+  settings?: ProjectSettings;
   /** A definition file skipped, or a mode it asks for ignored: one sentence each. */
   onNotice: (sentence: string) => void;
 };
 
 export async function createAgentsPart(options: AgentsOptions): Promise<SessionPart> {
   const where = { workspace: options.cwd, env: options.env };
-  const maxDepth = await chooseAgentDepth(where);
+  const maxDepth = await chooseAgentDepth({ ...where, read: options.settings });
   const found = findAgents(where);
   for (const notice of found.notices) options.onNotice(notice);
   const mode = options.parentMode();

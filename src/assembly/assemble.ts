@@ -9,6 +9,7 @@ import { createCompaction } from "../compaction/compaction.js";
 import { chooseCompaction, contextWindowOf } from "../compaction/settings.js";
 import { ConfigError } from "../core/errors.js";
 import type { SessionPart } from "../core/part.js";
+import { readProjectSettings } from "../core/project-settings.js";
 import { stateDirectory } from "../core/state-directory.js";
 import { count } from "../core/wording.js";
 import { prepareHooks } from "../hooks/prepare.js";
@@ -82,7 +83,10 @@ export async function assembleSession(
   // download fails, before anything is sent.
   for (const sentence of configuration.notices) io.notice(sentence);
   const where = { workspace: options.cwd, env: userEnv };
-  const api = await chooseApi({ flag: options.api, workspace: options.cwd, env: userEnv });
+  // The settings files and the person's answers about them, read once for all of start-up:
+  // every part below reads its keys from this (again only if the person answers a question).
+  const startRead = await readProjectSettings(where);
+  const api = await chooseApi({ flag: options.api, ...where, read: startRead });
   /** A model of the session's provider: the one chosen, or another (/model, an agent's). */
   const resolveModel = (model: string | undefined, preset = options.provider) => {
     const resolved = resolveProvider({
@@ -124,20 +128,22 @@ export async function assembleSession(
     );
   }
 
-  // Before anything reads the settings: which of the project's wait for the person's trust.
-  await approveProjectSettings({
+  // Before the parts read their keys: which of the project's wait for the person's trust.
+  const read = await approveProjectSettings({
     ...where,
+    read: startRead,
     ask: mode === "ask" ? io.approveProjectSettings : undefined,
     onNotice: notice,
   });
+  const atStart = { ...where, read };
   const [{ names, chosen: toolsChosen }, rules, sandboxSettings] = await Promise.all([
     chooseTools({
       flag: options.tools,
-      ...where,
+      ...atStart,
       localModel: resolved.protocol === "local",
     }),
-    loadPermissionRules(where),
-    readSandboxSettings(options.cwd, userEnv),
+    loadPermissionRules(atStart),
+    readSandboxSettings(options.cwd, userEnv, read),
   ]);
   if (sandboxSettings.ignored) notice(sandboxSettings.ignored);
   const writableGitDir = options.writableGitDir === true || sandboxSettings.writableGitDir;
@@ -179,7 +185,7 @@ export async function assembleSession(
   });
   // A project's hooks may need a question answered before the session starts.
   const preparedHooks = prepareHooks({
-    ...where,
+    ...atStart,
     permissionMode: modes.current,
     session: () => ({ id: writer.id, transcriptPath: writer.path }),
     ask: mode === "ask" ? io.approveProjectHooks : undefined,
@@ -190,12 +196,12 @@ export async function assembleSession(
     effort: options.effort,
     thinking: options.thinking,
     showThinking: interactive,
-    ...where,
+    ...atStart,
   });
   const compactionChoice = chooseCompaction({
     contextWindow: options.contextWindow,
     autoCompact: options.autoCompact,
-    ...where,
+    ...atStart,
   }).then((choice) => ({
     ...choice,
     // A resumed session goes on in the window its last compaction fitted, unless told another.
@@ -229,6 +235,7 @@ export async function assembleSession(
     options,
     cwd: options.cwd,
     env: userEnv,
+    settings: read,
     toolNames: names,
     toolsChosen,
     mcpConfigFiles: options.mcpConfigFiles,

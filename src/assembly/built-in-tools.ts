@@ -88,6 +88,7 @@ export function createBuiltInTools(setup: BuiltInSetup): BuiltInTools {
     allowNetwork: setup.allowNetwork,
     tmpDir: scratchDirectory(),
     writableGitDir: setup.writableGitDir,
+    optionsCache: join(setup.stateDirectory, "bubblewrap-options.json"),
   });
   // Whether ask mode tried its sandbox already: where it cannot start, ask mode goes on without.
   let askTried = false;

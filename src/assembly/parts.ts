@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BackgroundPart } from "../background/part.js";
 import type { SessionPart } from "../core/part.js";
+import type { ProjectSettings } from "../core/project-settings.js";
 import type { Provider } from "../core/provider.js";
 import type { PreparedHooks } from "../hooks/prepare.js";
 import type { ModeSwitch } from "../permissions/mode-switch.js";
@@ -26,6 +27,11 @@ export interface PartContext {
   cwd: string;
   /** The real environment: where the user's settings, skills, agents and approvals are. */
   env: NodeJS.ProcessEnv;
+  /**
+   * The settings files as start-up read them, once for every part: a part reads its keys here
+   * (readAllSettings with `read`), not from the files again.
+   */
+  settings: ProjectSettings;
   toolNames: readonly ToolName[];
   /** The person named the tools (--tools, a settings file) rather than taking the default set. */
   toolsChosen: boolean;
@@ -91,6 +97,7 @@ export const SESSION_PARTS: readonly PartEntry[] = [
       return startMemoryPart({
         cwd: context.cwd,
         env: context.env,
+        settings: context.settings,
         flag: context.memory,
         redact: context.redact,
         noticeAtStart: context.notice,
@@ -113,6 +120,7 @@ export const SESSION_PARTS: readonly PartEntry[] = [
       return createAgentsPart({
         cwd: context.cwd,
         env: context.env,
+        settings: context.settings,
         parentMode: context.modes.current,
         startModel: context.startModel,
         stopCheck: hooks.sessionHooks?.subagentStopCheck,
@@ -137,6 +145,7 @@ export const SESSION_PARTS: readonly PartEntry[] = [
       return createGoalPart({
         options: context.options,
         env: context.env,
+        settings: context.settings,
         tasks: context.background.tasks,
         startModel: context.startModel,
       });
@@ -155,6 +164,7 @@ export const SESSION_PARTS: readonly PartEntry[] = [
         workspace: context.cwd,
         configFiles: context.mcpConfigFiles,
         env: context.env,
+        read: context.settings,
         mode: context.modes.current(),
         ask: context.io.approveMcpServer,
         outputDirectory,

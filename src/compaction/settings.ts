@@ -2,7 +2,7 @@
 // command line, then the settings files, then what agentloop knows about the model.
 
 import { ConfigError } from "../core/errors.js";
-import { readAllSettings } from "../core/project-settings.js";
+import { type ProjectSettings, readAllSettings } from "../core/project-settings.js";
 import { DEFAULT_CONTEXT_WINDOW, modelFacts } from "../providers/model-table.js";
 
 export interface CompactionChoice {
@@ -18,6 +18,8 @@ export async function chooseCompaction(input: {
   autoCompact: boolean;
   workspace: string;
   env: NodeJS.ProcessEnv;
+  /** The files as start-up read them, once for every part (SettingsPlace). */
+  read?: ProjectSettings;
 }): Promise<CompactionChoice> {
   let fromSettings: number | undefined;
   let auto = input.autoCompact;

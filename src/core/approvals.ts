@@ -155,9 +155,20 @@ export async function noticeSelfApproval(
 ): Promise<void> {
   const file = projectSettingsPath(where.workspace);
   const settings = await readSettings(file);
-  for (const key of keys.filter((key) => settings[key] !== undefined)) {
+  noticeSelfApprovalIn({ file, settings }, userSettingsPath(where.env), keys, what, onNotice);
+}
+
+/** The same, for the project's file as already read, the person's file being `userFile`. */
+export function noticeSelfApprovalIn(
+  project: { file: string; settings: Record<string, unknown> },
+  userFile: string,
+  keys: string[],
+  what: string,
+  onNotice: (sentence: string) => void,
+): void {
+  for (const key of keys.filter((key) => project.settings[key] !== undefined)) {
     onNotice(
-      `"${key}" in ${file} is ignored: only your own settings (${userSettingsPath(where.env)}) can allow ${what}.`,
+      `"${key}" in ${project.file} is ignored: only your own settings (${userFile}) can allow ${what}.`,
     );
   }
 }

@@ -106,17 +106,28 @@ export async function readProjectSettings(where: {
   return { project, userFile, user, files };
 }
 
+/** Where the settings are, for a part that reads its keys from them. */
+export interface SettingsPlace {
+  workspace: string;
+  /** The real environment, as for readProjectSettings. */
+  env?: NodeJS.ProcessEnv;
+  home?: string;
+  /**
+   * The files as a session's start-up read them, once for all its parts (assembly/assemble.ts);
+   * given, nothing is read again. Absent, the files are read now, as they are on disk.
+   */
+  read?: ProjectSettings;
+}
+
 /**
  * The user's settings, then the project's and its local file as far as they are in force, each
  * as a JSON object (a missing file is {}). A part reads its keys in this order, the later file
  * winning where several set one.
  */
-export async function readAllSettings(where: {
-  workspace: string;
-  env?: NodeJS.ProcessEnv;
-  home?: string;
-}): Promise<{ file: string; settings: Record<string, unknown> }[]> {
-  const { userFile, user, files } = await readProjectSettings(where);
+export async function readAllSettings(
+  where: SettingsPlace,
+): Promise<{ file: string; settings: Record<string, unknown> }[]> {
+  const { userFile, user, files } = where.read ?? (await readProjectSettings(where));
   return [
     { file: userFile, settings: user },
     ...files.map(({ file, settings, trusted }) => ({
@@ -124,6 +135,36 @@ export async function readAllSettings(where: {
       settings: trusted ? settings : withoutHeld(settings),
     })),
   ];
+}
+
+/**
+ * A settings file as `read` holds it (the person's, the project's or its local one, whole, as
+ * written), or read now: where a part reads a file's raw keys.
+ */
+export function settingsOf(
+  file: string,
+  read: ProjectSettings | undefined,
+): Promise<Record<string, unknown>> {
+  if (read?.userFile === file) return Promise.resolve(read.user);
+  const held = read?.files.find((each) => each.file === file);
+  return held ? Promise.resolve(held.settings) : readSettings(file);
+}
+
+/**
+ * A key only the person's own settings may set, from a read of the files: as readUserOnlyKey
+ * (core/settings.ts) gives it.
+ */
+export function userOnlyKeyIn(
+  read: ProjectSettings,
+  key: string,
+  lets: string,
+): { value: unknown; file: string; ignored: string | null } {
+  const project = read.files[0];
+  const ignored =
+    project?.settings[key] === undefined
+      ? null
+      : `"${key}" in ${project.file} is ignored: only your own settings (${read.userFile}) can ${lets}.`;
+  return { value: read.user[key], file: read.userFile, ignored };
 }
 
 /** The hash an approval of a file's held keys names. */

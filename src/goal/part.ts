@@ -10,7 +10,7 @@ import type { LoopEvent, LoopStopReason } from "../core/events.js";
 import type { Limit } from "../core/limits.js";
 import { emptyUsage, type Message } from "../core/messages.js";
 import type { PartHost, SessionPart, StopAnswer, StopCheck } from "../core/part.js";
-import { readAllSettings } from "../core/project-settings.js";
+import { type ProjectSettings, readAllSettings } from "../core/project-settings.js";
 import type { Provider } from "../core/provider.js";
 import { createGoalCommand, type GoalStatus } from "./goal-command.js";
 import { DEFAULT_GOAL_MAX_TURNS, type GoalOptions } from "./goal-options.js";
@@ -37,6 +37,8 @@ const SESSION_LIMITS = new Set<LoopStopReason>(["max_turns", "max_cost", "repeat
 export interface GoalPartOptions {
   options: { maxTurns: number; goal?: GoalOptions; cwd: string };
   env: NodeJS.ProcessEnv;
+  /** The settings files as start-up read them; absent, they are read when the part starts. */
+  settings?: ProjectSettings;
   tasks: BackgroundTasks;
   startModel(name: string): Promise<Provider>;
 }
@@ -242,7 +244,11 @@ export async function createGoalPart(options: GoalPartOptions): Promise<SessionP
 
 /** "goalModel" in the settings files (the project's wins): the judge when --goal-model names none. */
 async function goalModelSetting(options: GoalPartOptions): Promise<string | undefined> {
-  const files = await readAllSettings({ workspace: options.options.cwd, env: options.env });
+  const files = await readAllSettings({
+    workspace: options.options.cwd,
+    env: options.env,
+    read: options.settings,
+  });
   let named: string | undefined;
   for (const { file, settings } of files) {
     const value = settings.goalModel;

@@ -10,7 +10,8 @@
 
 import { join } from "node:path";
 import { ConfigError } from "../core/errors.js";
-import { isRecord, projectSettingsPath, readSettings, userSettingsPath } from "../core/settings.js";
+import { type ProjectSettings, settingsOf } from "../core/project-settings.js";
+import { isRecord, projectSettingsPath, userSettingsPath } from "../core/settings.js";
 import { compileMatcher } from "./matcher.js";
 
 export const HOOK_EVENTS = [
@@ -45,13 +46,15 @@ export interface HookLocations {
   workspace: string;
   /** The real environment, never one with the project's .env: it locates the user's settings. */
   env: NodeJS.ProcessEnv;
+  /** The settings files as start-up read them; absent, they are read now. */
+  read?: ProjectSettings;
   onNotice: (sentence: string) => void;
 }
 
 /** Every hook of the settings files, the user's first, in the order written. */
 export async function loadHooks(where: HookLocations): Promise<HookDefinition[]> {
   const userFile = userSettingsPath(where.env);
-  const user = await readSettings(userFile);
+  const user = await settingsOf(userFile, where.read);
   const claudeHooks = user.claudeProjectHooks ?? false;
   if (typeof claudeHooks !== "boolean") {
     throw new ConfigError(`"claudeProjectHooks" in ${userFile} must be true or false.`);
@@ -64,7 +67,7 @@ export async function loadHooks(where: HookLocations): Promise<HookDefinition[]>
   }
   const hooks = parseHooks(user, userFile, "user", where.onNotice);
   for (const { file, source } of files) {
-    hooks.push(...parseHooks(await readSettings(file), file, source, where.onNotice));
+    hooks.push(...parseHooks(await settingsOf(file, where.read), file, source, where.onNotice));
   }
   return hooks;
 }

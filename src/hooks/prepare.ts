@@ -1,6 +1,7 @@
 // A session's hooks, ready to run: read from the settings files, the project's approved (or
 // skipped, saying so), then given to the toolbox and to the session as their seams.
 
+import type { ProjectSettings } from "../core/project-settings.js";
 import type { ToolCallHooks } from "../tools/toolbox.js";
 import { type HookDefinition, loadHooks } from "./config.js";
 import type { HookRunner, RunnerSetup } from "./runner.js";
@@ -11,6 +12,8 @@ export type HookSetup = Omit<RunnerSetup, "hooks"> &
   Pick<HookTrustContext, "ask" | "onNotice"> & {
     /** Tells the person something while the session runs (the Stop hooks' limit). */
     onRunNotice: (sentence: string) => void;
+    /** The settings files as start-up read them; absent, they are read now. */
+    read?: ProjectSettings;
   };
 
 export interface PreparedHooks {
@@ -26,7 +29,7 @@ export interface PreparedHooks {
 
 export async function prepareHooks(setup: HookSetup): Promise<PreparedHooks> {
   const where = { workspace: setup.workspace, env: setup.env, onNotice: setup.onNotice };
-  const defined = await loadHooks(where);
+  const defined = await loadHooks({ ...where, read: setup.read });
   const { running, skipped } = await trustHooks(defined, { ...where, ask: setup.ask });
   if (running.length === 0) return { running, skipped };
   // The runner is loaded only by a session with hooks to run.

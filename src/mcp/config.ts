@@ -5,7 +5,8 @@
 import { dirname, join, resolve } from "node:path";
 import { ConfigError } from "../core/errors.js";
 import { readOwnFile, repositoryPlace } from "../core/own-file.js";
-import { isRecord, readSettings, userSettingsPath } from "../core/settings.js";
+import { type ProjectSettings, settingsOf } from "../core/project-settings.js";
+import { isRecord, userSettingsPath } from "../core/settings.js";
 
 export type McpServerConfig =
   | { type?: "stdio"; command: string; args?: string[]; env?: Record<string, string>; cwd?: string }
@@ -32,6 +33,8 @@ export async function loadMcpServers(input: {
   workspace: string;
   env: NodeJS.ProcessEnv;
   configFiles: string[];
+  /** The settings files as start-up read them; absent, they are read now. */
+  read?: ProjectSettings;
 }): Promise<McpServerEntry[]> {
   const byName = new Map<string, McpServerEntry>();
   const add = (entries: McpServerEntry[]) => {
@@ -39,7 +42,7 @@ export async function loadMcpServers(input: {
   };
 
   const userFile = userSettingsPath(input.env);
-  const userSettings = await readSettings(userFile);
+  const userSettings = await settingsOf(userFile, input.read);
   if (userSettings.mcpServers !== undefined) {
     add(serversFrom(userSettings.mcpServers, { file: userFile, source: "user", env: input.env }));
   }

@@ -2,6 +2,7 @@
 // repository's own servers approved first (asked at the terminal in ask mode), then started.
 
 import { ConfigError } from "../core/errors.js";
+import type { ProjectSettings } from "../core/project-settings.js";
 import type { PermissionMode } from "../permissions/policy.js";
 import { approvedServers, type McpApprovalContext } from "./approval.js";
 import { loadMcpServers } from "./config.js";
@@ -12,6 +13,8 @@ export interface SessionMcp {
   configFiles: string[];
   /** The real environment: where the user's settings and approvals are. */
   env: NodeJS.ProcessEnv;
+  /** The settings files as start-up read them; absent, they are read now. */
+  read?: ProjectSettings;
   mode: PermissionMode;
   /** Asks the person at the terminal (src/terminal/mcp-ask.ts); absent when there is none. */
   ask: McpApprovalContext["ask"];
@@ -25,6 +28,7 @@ export async function startSessionMcp(setup: SessionMcp): Promise<McpConnections
     workspace: setup.workspace,
     env: setup.env,
     configFiles: setup.configFiles,
+    read: setup.read,
   });
   const approved = await approvedServers(servers, {
     workspace: setup.workspace,

@@ -8,6 +8,7 @@ import { basename, join } from "node:path";
 import type { LoopEvent } from "../core/events.js";
 import type { Message } from "../core/messages.js";
 import type { PartCommand, PartHost, SessionPart } from "../core/part.js";
+import type { ProjectSettings } from "../core/project-settings.js";
 import { userSettingsPath } from "../core/settings.js";
 import type { Tool } from "../core/tool.js";
 import { plural } from "../core/wording.js";
@@ -27,6 +28,8 @@ export interface MemoryPartOptions {
   cwd: string;
   /** The real environment: where the user's settings and agentloop's state are. */
   env: NodeJS.ProcessEnv;
+  /** The settings files as start-up read them; absent, they are read when the part starts. */
+  settings?: ProjectSettings;
   /** --memory */
   flag: boolean;
   /** The same redaction as tool output's, applied to every text before it is written. */
@@ -46,6 +49,7 @@ export async function startMemoryPart(options: MemoryPartOptions): Promise<Sessi
     flag: options.flag,
     workspace: options.cwd,
     env: options.env,
+    read: options.settings,
     notice: options.noticeAtStart,
   });
   if (choice === "off") return memoryOffPart(options);

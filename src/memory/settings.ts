@@ -3,7 +3,8 @@
 // turn it on: what agentloop keeps about a person and their projects is theirs to decide.
 
 import { ConfigError } from "../core/errors.js";
-import { projectSettingsPath, readSettings, userSettingsPath } from "../core/settings.js";
+import { type ProjectSettings, settingsOf } from "../core/project-settings.js";
+import { projectSettingsPath, userSettingsPath } from "../core/settings.js";
 
 /**
  * "on": what the session proposes is written at once; "ask": it waits in the inbox for the
@@ -16,13 +17,15 @@ export async function chooseMemory(input: {
   flag: boolean;
   workspace: string;
   env: NodeJS.ProcessEnv;
+  /** The settings files as start-up read them; absent, they are read now. */
+  read?: ProjectSettings;
   /** Tells the person a project's setting was not followed. */
   notice(sentence: string): void;
 }): Promise<MemoryChoice> {
   const file = userSettingsPath(input.env);
-  const value = (await readSettings(file)).memory;
+  const value = (await settingsOf(file, input.read)).memory;
   const project = projectSettingsPath(input.workspace);
-  if ((await readSettings(project)).memory !== undefined) {
+  if ((await settingsOf(project, input.read)).memory !== undefined) {
     input.notice(
       `"memory" in ${project} is not followed: memory is turned on in your own settings (${file}) or with --memory.`,
     );

@@ -7,7 +7,7 @@
 import {
   type ApprovalContext,
   approveDefinition,
-  noticeSelfApproval,
+  noticeSelfApprovalIn,
   rememberAnswer,
 } from "../core/approvals.js";
 import {
@@ -24,17 +24,24 @@ export interface SettingsApprovalQuestion {
   widens: string[];
 }
 
+/**
+ * Returns the files as they are in force once the person answered: `read` (the files as
+ * start-up read them; read now when absent) unless an answer was remembered, then read again.
+ */
 export async function approveProjectSettings(
-  context: ApprovalContext<SettingsApprovalQuestion>,
-): Promise<void> {
-  await noticeSelfApproval(
-    context,
+  context: ApprovalContext<SettingsApprovalQuestion> & { read?: ProjectSettings },
+): Promise<ProjectSettings> {
+  const read = context.read ?? (await readProjectSettings(context));
+  noticeSelfApprovalIn(
+    // readProjectSettings lists the project's own file first.
+    read.files[0] as ProjectSettingsFile,
+    read.userFile,
     ["allowProjectSettings", "allowProjectDotenv"],
     "a project's settings or its .env",
     context.onNotice,
   );
-  const read = await readProjectSettings(context);
   const { ask } = context;
+  let remembered = false;
   for (const waiting of read.files.filter((file) => !file.trusted)) {
     const answer = await approveDefinition(waiting.definition, waiting.earlier, {
       notRun: `${keysOf(waiting.held).join(", ")} in ${waiting.file} not applied`,
@@ -45,12 +52,20 @@ export async function approveProjectSettings(
       allowInSettings: allowInSettings(read),
       onNotice: context.onNotice,
       ask: ask && (() => ask({ file: waiting.file, widens: widens(waiting.held) })),
-      remember: (given) =>
-        rememberAnswer(settingsApprovalsPath(context.env), read.project, waiting.file, given),
+      remember: (given) => {
+        remembered = true;
+        return rememberAnswer(
+          settingsApprovalsPath(context.env),
+          read.project,
+          waiting.file,
+          given,
+        );
+      },
     });
     // Ctrl-C: the files still to ask about wait, and nothing is remembered.
     if (answer === null) break;
   }
+  return remembered ? readProjectSettings(context) : read;
 }
 
 /**

@@ -4,7 +4,7 @@
 // (core/project-settings.ts). A rule "tool:NAME" names a tool other than bash.
 
 import { ConfigError } from "../core/errors.js";
-import { readAllSettings } from "../core/project-settings.js";
+import { type ProjectSettings, readAllSettings } from "../core/project-settings.js";
 import { isRecord } from "../core/settings.js";
 import type { Word } from "../shell/syntax.js";
 import { programName } from "./wrappers.js";
@@ -70,6 +70,8 @@ export async function loadPermissionRules(options: {
   workspace: string;
   env?: NodeJS.ProcessEnv;
   home?: string;
+  /** The files as start-up read them, once for every part (SettingsPlace). */
+  read?: ProjectSettings;
 }): Promise<PermissionRules> {
   const merged = noRules();
   for (const { file, settings } of await readAllSettings(options)) {

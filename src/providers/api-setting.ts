@@ -3,7 +3,7 @@
 // decides (presets.ts).
 
 import { ConfigError } from "../core/errors.js";
-import { readAllSettings } from "../core/project-settings.js";
+import { type ProjectSettings, readAllSettings } from "../core/project-settings.js";
 import { OPENAI_APIS, type OpenAIApi } from "./presets.js";
 
 export async function chooseApi(input: {
@@ -11,6 +11,8 @@ export async function chooseApi(input: {
   flag: string | undefined;
   workspace: string;
   env: NodeJS.ProcessEnv;
+  /** The files as start-up read them, once for every part (SettingsPlace). */
+  read?: ProjectSettings;
 }): Promise<OpenAIApi | undefined> {
   if (input.flag !== undefined) return parseApi(input.flag, "--api");
   let chosen: OpenAIApi | undefined;

@@ -2,7 +2,7 @@
 // before each provider turns it into what its API takes.
 
 import { ConfigError } from "../core/errors.js";
-import { readAllSettings } from "../core/project-settings.js";
+import { type ProjectSettings, readAllSettings } from "../core/project-settings.js";
 
 export const EFFORTS = ["low", "medium", "high", "xhigh", "max"] as const;
 export type Effort = (typeof EFFORTS)[number];
@@ -31,6 +31,8 @@ export async function chooseThinking(input: {
   showThinking: boolean;
   workspace: string;
   env: NodeJS.ProcessEnv;
+  /** The files as start-up read them, once for every part (SettingsPlace). */
+  read?: ProjectSettings;
 }): Promise<ThinkingOptions> {
   let effort = input.effort;
   let thinking = input.thinking;

@@ -3,11 +3,11 @@
 // namespaces where this bubblewrap can forbid them, and every process of the command gone when
 // it ends (a PID namespace). `wrap` only builds the argv; the bash tool spawns it.
 
-import { execFile, execFileSync } from "node:child_process";
 import { existsSync, lstatSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { repositoryGitPaths } from "../core/git-directory.js";
+import { detectOptions, optionsNow } from "./bubblewrap-options.js";
 import { HIDDEN_FROM_COMMANDS } from "./hidden-paths.js";
 import {
   OTHER_MODES,
@@ -21,52 +21,11 @@ import { tryStarting } from "./trial-run.js";
 /** Sockets that reach a daemon outside: the Docker socket gives root on the host. */
 const HOST_SOCKETS = ["/run/docker.sock", "/var/run/docker.sock", "/run/user"];
 
-/**
- * Options newer than the oldest bubblewrap we run on (0.4), used where the installed one has
- * them. `--disable-userns` (0.8) keeps a command from making a user namespace of its own, in
- * which it would be root again, with the kernel's namespace code exposed to it.
- */
-const OPTIONAL_OPTIONS = ["--disable-userns"];
-
-/** The optional options each bubblewrap program has, from its --help; asked once per program. */
-const optionsOf = new Map<string, string[]>();
-
-function optionsIn(help: string): string[] {
-  return OPTIONAL_OPTIONS.filter((option) => new RegExp(`^\\s*${option}\\s`, "m").test(help));
-}
-
-/** Asks without blocking: the trial run does, while the rest of start-up goes on. */
-function detectOptions(bwrap: string): Promise<string[]> {
-  const known = optionsOf.get(bwrap);
-  if (known) return Promise.resolve(known);
-  return new Promise((resolve) => {
-    execFile(bwrap, ["--help"], (_, stdout) => {
-      const found = optionsIn(`${stdout ?? ""}`);
-      optionsOf.set(bwrap, found);
-      resolve(found);
-    });
-  });
-}
-
-/** Asks at once (a few ms), for a sandbox made without a trial run first. */
-function optionsNow(bwrap: string): string[] {
-  let found = optionsOf.get(bwrap);
-  if (found) return found;
-  try {
-    found = optionsIn(execFileSync(bwrap, ["--help"], { encoding: "utf8", stdio: "pipe" }));
-  } catch {
-    // Not installed: the command's own start says so.
-    found = [];
-  }
-  optionsOf.set(bwrap, found);
-  return found;
-}
-
 export function createBubblewrapSandbox(options: SandboxOptions): Sandbox {
   const workspace = resolve(options.workspace);
   const home = resolve(options.home ?? homedir());
   const bwrap = options.bwrap ?? "bwrap";
-  const optional = optionsNow(bwrap);
+  const optional = optionsNow(bwrap, options.optionsCache);
 
   // /tmp is replaced and, without network, so is /run: what was there is hidden already.
   const replaced = options.allowNetwork ? ["/tmp"] : ["/tmp", "/run"];
@@ -146,7 +105,7 @@ function isWithin(root: string, path: string): boolean {
 
 /** Starts the sandbox once with `true`; says why and what to do if it cannot start. */
 export async function checkBubblewrap(options: SandboxOptions): Promise<SandboxCheck> {
-  const features = await detectOptions(options.bwrap ?? "bwrap");
+  const features = await detectOptions(options.bwrap ?? "bwrap", options.optionsCache);
   const trial = createBubblewrapSandbox(options).wrap(["true"], {
     cwd: resolve(options.workspace),
   });

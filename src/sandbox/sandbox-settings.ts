@@ -4,6 +4,7 @@
 // open its own .git to the commands that could plant what git runs there.
 
 import { ConfigError } from "../core/errors.js";
+import { type ProjectSettings, userOnlyKeyIn } from "../core/project-settings.js";
 import { isRecord, readUserOnlyKey } from "../core/settings.js";
 
 export interface SandboxSettings {
@@ -12,12 +13,16 @@ export interface SandboxSettings {
   ignored: string | null;
 }
 
+/** `read`: the files as start-up read them, once for every part; absent, they are read now. */
 export async function readSandboxSettings(
   workspace: string,
   env: NodeJS.ProcessEnv,
+  read?: ProjectSettings,
 ): Promise<SandboxSettings> {
   const lets = "open the repository's .git to sandboxed commands";
-  const { value, file, ignored } = await readUserOnlyKey(workspace, env, "sandbox", lets);
+  const { value, file, ignored } = read
+    ? userOnlyKeyIn(read, "sandbox", lets)
+    : await readUserOnlyKey(workspace, env, "sandbox", lets);
   return { writableGitDir: writableGitDirIn(value, file), ignored };
 }
 

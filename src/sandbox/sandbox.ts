@@ -24,6 +24,11 @@ export interface SandboxOptions {
   home?: string;
   /** The bubblewrap program; defaults to `bwrap` on the PATH. */
   bwrap?: string;
+  /**
+   * A file in agentloop's state where what the bubblewrap program can do (its --help) is
+   * remembered across sessions (bubblewrap-options.ts); absent, it is asked once per process.
+   */
+  optionsCache?: string;
   /** The Seatbelt program; defaults to /usr/bin/sandbox-exec, not one the PATH may replace. */
   sandboxExec?: string;
 }

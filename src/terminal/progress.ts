@@ -3,9 +3,9 @@
 // It is a single line, drawn only on timer ticks and erased whenever a loop event arrives, so
 // whatever the renderer writes next starts on a clean line. Piped, it draws nothing at all.
 
-import stringWidth from "string-width";
 import type { LoopEvent } from "../core/events.js";
 import { plural } from "../core/wording.js";
+import { stringWidth } from "./text-width.js";
 
 export interface ProgressOutput {
   write(text: string): unknown;

@@ -6,8 +6,7 @@
 // Where the output is not a terminal of a known width (a pipe, a file, a pseudo-terminal nobody
 // sized), text is left as it is, so what scripts read never changes.
 
-import stringWidth from "string-width";
-import wrapAnsi from "wrap-ansi";
+import { stringWidth, wrapAnsi } from "./text-width.js";
 
 /** What wrapping needs of an output: whether it is a terminal, and how wide it is now. */
 export interface Screen {

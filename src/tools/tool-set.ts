@@ -15,7 +15,7 @@
 // names them or "tasks": true turns the board on (the part reads that setting itself).
 
 import { ConfigError } from "../core/errors.js";
-import { readAllSettings } from "../core/project-settings.js";
+import { type ProjectSettings, readAllSettings } from "../core/project-settings.js";
 
 export const TOOL_NAMES = [
   "bash",
@@ -47,6 +47,8 @@ export async function chooseTools(input: {
   flag: string[] | undefined;
   workspace: string;
   env: NodeJS.ProcessEnv;
+  /** The files as start-up read them, once for every part (SettingsPlace). */
+  read?: ProjectSettings;
   /** The session runs a local model (--provider local). */
   localModel?: boolean;
 }): Promise<ToolChoice> {

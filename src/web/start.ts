@@ -7,6 +7,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SessionPart } from "../core/part.js";
+import type { ProjectSettings } from "../core/project-settings.js";
 import type { GateOptions } from "./fetch-gate.js";
 import { createSearchPart } from "./search-part.js";
 import { readWebSettings } from "./web-settings.js";
@@ -17,6 +18,8 @@ export interface WebStart extends Omit<GateOptions, "workspace" | "ask"> {
   notice(sentence: string): void;
   /** The sandbox's scratch directory, when there is one: commands there can read the downloads. */
   scratch: string | undefined;
+  /** The settings files as start-up read them; absent, they are read when the part starts. */
+  settings?: ProjectSettings;
   /** Which of the part's tools the session offers, and whether a subagent gets web_fetch. */
   fetch: boolean;
   fetchForChild: boolean;
@@ -28,7 +31,7 @@ export async function startWebPart(start: WebStart): Promise<SessionPart> {
   // Imported here: web_fetch's client, checks and converter load only for a session offering it.
   const { createWebPart } = await import("./part.js");
   const gate = { mode: start.mode, rules: start.rules, workspace: start.cwd, env: start.env };
-  const settings = await readWebSettings(start.cwd, start.env);
+  const settings = await readWebSettings(start.cwd, start.env, start.settings);
   if (settings.ignored) start.notice(settings.ignored);
   return createWebPart({
     ...gate,

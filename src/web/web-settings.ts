@@ -3,6 +3,7 @@
 // .agentloop/settings.json could otherwise point web_fetch at the machine it runs on.
 
 import { ConfigError } from "../core/errors.js";
+import { type ProjectSettings, userOnlyKeyIn } from "../core/project-settings.js";
 import { isRecord, readUserOnlyKey } from "../core/settings.js";
 
 export interface WebSettings {
@@ -14,12 +15,16 @@ export interface WebSettings {
 
 const HOST_PORT = /^(\[[0-9a-f:.]+\]|[^\s:/[\]]+):(\d{1,5})$/i;
 
+/** `read`: the files as start-up read them, once for every part; absent, they are read now. */
 export async function readWebSettings(
   workspace: string,
   env: NodeJS.ProcessEnv,
+  read?: ProjectSettings,
 ): Promise<WebSettings> {
   const lets = "let web_fetch reach hosts on your network";
-  const { value, file, ignored } = await readUserOnlyKey(workspace, env, "webFetch", lets);
+  const { value, file, ignored } = read
+    ? userOnlyKeyIn(read, "webFetch", lets)
+    : await readUserOnlyKey(workspace, env, "webFetch", lets);
   return { allowHosts: allowHostsIn(value, file), ignored };
 }
 
