@@ -135,7 +135,7 @@ export const SESSION_PARTS: readonly PartEntry[] = [
     async start(context) {
       const { startTasksPart } = await import("../tasks/start.js");
       const { toolNames, cwd: workspace, env } = context;
-      return startTasksPart({ toolNames, workspace, env });
+      return startTasksPart({ toolNames, workspace, env, settings: context.settings });
     },
   },
   {
@@ -196,7 +196,7 @@ export const SESSION_PARTS: readonly PartEntry[] = [
     name: "lsp",
     async start(context) {
       const { startLspPart } = await import("../lsp/part.js");
-      return startLspPart({ cwd: context.cwd, env: context.env });
+      return startLspPart({ cwd: context.cwd, env: context.env, settings: context.settings });
     },
   },
   // Last: its screen is asked only once every other part admitted the prompt, so it takes one

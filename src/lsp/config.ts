@@ -6,7 +6,7 @@
 // and still be told, and how long an edit waits for the diagnostics of what it wrote.
 
 import { ConfigError } from "../core/errors.js";
-import { readAllSettings } from "../core/project-settings.js";
+import { type ProjectSettings, readAllSettings } from "../core/project-settings.js";
 import { isRecord } from "../core/settings.js";
 
 /** LSP's DiagnosticSeverity: 1 error, 2 warning, 3 information, 4 hint. */
@@ -40,9 +40,10 @@ export interface ServerConfig {
 export async function readLspServers(
   workspace: string,
   env: NodeJS.ProcessEnv,
+  read?: ProjectSettings,
 ): Promise<ServerConfig[]> {
   const byName = new Map<string, ServerConfig>();
-  for (const { file, settings } of await readAllSettings({ workspace, env })) {
+  for (const { file, settings } of await readAllSettings({ workspace, env, read })) {
     const servers = settings.lspServers;
     if (servers === undefined) continue;
     if (!isRecord(servers)) throw new ConfigError(`"lspServers" in ${file} must be an object.`);

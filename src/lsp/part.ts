@@ -10,6 +10,7 @@ import type { LoopEvent, PartEvent } from "../core/events.js";
 import { withTextAdded } from "../core/messages.js";
 import type { Notice } from "../core/notices.js";
 import type { SessionPart } from "../core/part.js";
+import type { ProjectSettings } from "../core/project-settings.js";
 import { resolveToolPath } from "../core/tool-path.js";
 import { readLspServers, type ServerConfig, serverFor } from "./config.js";
 import type { Diagnostic, LanguageServer } from "./language-server.js";
@@ -34,8 +35,10 @@ interface Before {
 export async function startLspPart(options: {
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** The settings files as the session's start-up read them; absent, read now. */
+  settings?: ProjectSettings;
 }): Promise<SessionPart | null> {
-  const servers = await readLspServers(options.cwd, options.env);
+  const servers = await readLspServers(options.cwd, options.env, options.settings);
   // None configured, or every one turned off: nothing starts.
   if (servers.length === 0) return null;
   const waiting: LoopEvent[] = [];

@@ -6,7 +6,7 @@
 
 import { ConfigError } from "../core/errors.js";
 import type { SessionPart } from "../core/part.js";
-import { readAllSettings } from "../core/project-settings.js";
+import { type ProjectSettings, readAllSettings } from "../core/project-settings.js";
 import { BOARD_ID } from "./board-id.js";
 import { BOARD_TOOL_NAMES, type BoardToolName } from "./board-tools.js";
 
@@ -15,6 +15,8 @@ export async function startTasksPart(input: {
   toolNames: readonly string[];
   workspace: string;
   env: NodeJS.ProcessEnv;
+  /** The settings files as the session's start-up read them; absent, read now. */
+  settings?: ProjectSettings;
 }): Promise<SessionPart | null> {
   const named = BOARD_TOOL_NAMES.filter((name) => input.toolNames.includes(name));
   const offered: readonly BoardToolName[] = (await boardTurnedOn(input)) ? BOARD_TOOL_NAMES : named;
@@ -30,11 +32,13 @@ export async function startTasksPart(input: {
 }
 
 /** "tasks" in the settings files in force (the project's wins): true turns the board on. */
-async function boardTurnedOn(where: {
+async function boardTurnedOn(input: {
   workspace: string;
   env: NodeJS.ProcessEnv;
+  settings?: ProjectSettings;
 }): Promise<boolean> {
   let on = false;
+  const where = { workspace: input.workspace, env: input.env, read: input.settings };
   for (const { file, settings } of await readAllSettings(where)) {
     if (settings.tasks === undefined) continue;
     if (typeof settings.tasks !== "boolean") {
