@@ -13,7 +13,7 @@ export const LAYERS = [
   ["core"],
   ["shell", "transcript", "sandbox", "images"],
   ["tools"],
-  ["providers", "permissions", "planning", "background"],
+  ["providers", "permissions", "planning", "background", "plugins"],
   ["compaction", "mcp", "skills", "hooks", "memory", "web", "worktrees"],
   ["loop"],
   ["session"],

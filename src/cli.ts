@@ -44,6 +44,12 @@ export async function main(argv: string[]): Promise<number> {
       .then((args) => runRewindCommand(args, { ...io, cwd: process.cwd() }))
       .catch(fail);
   }
+  if (argv[0] === "plugin") {
+    const { runPluginCommand } = await import("./plugins/plugin-command.js");
+    const stdout = (line: string) => process.stdout.write(`${line}\n`);
+    const io = { cwd: process.cwd(), env: process.env, stdout };
+    return runPluginCommand(argv.slice(1), io).catch(fail);
+  }
   if (argv[0] === "worktree") {
     const { runWorktreeCommand } = await import("./worktrees/worktree-command.js");
     const stdout = (line: string) => process.stdout.write(`${line}\n`);

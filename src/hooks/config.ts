@@ -4,13 +4,15 @@
 //                              "hooks": [{"type": "command", "command": "...", "timeout": 30}]}]}}
 //
 // read from the user's settings, the project's .agentloop/settings.json and, when the user's
-// settings say "claudeProjectHooks": true, the project's .claude/settings.json. A mistyped
+// settings say "claudeProjectHooks": true, the project's .claude/settings.json, then from each
+// enabled plugin's hooks file (docs/plugins.md). A mistyped
 // entry is a ConfigError naming the file and the place; events and hook types agentloop does
 // not have are skipped with a notice, so settings written for Claude Code still load.
 
 import { join } from "node:path";
 import { ConfigError } from "../core/errors.js";
 import { isRecord, projectSettingsPath, readSettings, userSettingsPath } from "../core/settings.js";
+import { enabledPlugins, expandPluginVariables } from "../plugins/enabled.js";
 import { compileMatcher } from "./matcher.js";
 
 export const HOOK_EVENTS = [
@@ -65,6 +67,15 @@ export async function loadHooks(where: HookLocations): Promise<HookDefinition[]>
   const hooks = parseHooks(user, userFile, "user", where.onNotice);
   for (const { file, source } of files) {
     hooks.push(...parseHooks(await readSettings(file), file, source, where.onNotice));
+  }
+  // An enabled plugin's hooks run as the person's own: they approved them by installing it.
+  const plugins = await enabledPlugins({ workspace: where.workspace, env: where.env });
+  for (const plugin of plugins.plugins) {
+    for (const { file, settings } of plugin.components.hooks) {
+      for (const hook of parseHooks(settings, file, "user", where.onNotice)) {
+        hooks.push({ ...hook, command: expandPluginVariables(hook.command, plugin) });
+      }
+    }
   }
   return hooks;
 }

@@ -1,11 +1,12 @@
 // Which MCP servers a session has, in the format people already write for Claude Code: the
-// project's .mcp.json, "mcpServers" in the user's settings file, and files given with
-// --mcp-config. On the same name a flag beats the project, and the project beats the user.
+// project's .mcp.json, "mcpServers" in the user's settings file, enabled plugins' servers
+// (docs/plugins.md), and files given with --mcp-config. On the same name a flag beats the project, and the project beats the user.
 
 import { dirname, join, resolve } from "node:path";
 import { ConfigError } from "../core/errors.js";
 import { readOwnFile, repositoryPlace } from "../core/own-file.js";
 import { isRecord, readSettings, userSettingsPath } from "../core/settings.js";
+import { enabledPlugins, pluginVariables } from "../plugins/enabled.js";
 
 export type McpServerConfig =
   | { type?: "stdio"; command: string; args?: string[]; env?: Record<string, string>; cwd?: string }
@@ -42,6 +43,19 @@ export async function loadMcpServers(input: {
   const userSettings = await readSettings(userFile);
   if (userSettings.mcpServers !== undefined) {
     add(serversFrom(userSettings.mcpServers, { file: userFile, source: "user", env: input.env }));
+  }
+
+  // An enabled plugin's servers, named `plugin_NAME_SERVER` as Claude Code names them, are the
+  // person's own (they approved them by installing it); ${CLAUDE_PLUGIN_ROOT} is expanded.
+  const plugins = await enabledPlugins({ workspace: input.workspace, env: input.env });
+  for (const plugin of plugins.plugins) {
+    for (const { file, servers } of plugin.components.mcpServers) {
+      const env = { ...input.env, ...pluginVariables(plugin) };
+      const named = Object.fromEntries(
+        Object.entries(servers).map(([name, server]) => [`plugin_${plugin.name}_${name}`, server]),
+      );
+      add(serversFrom(named, { file, source: "user", env }));
+    }
   }
 
   const projectFile = join(resolve(input.workspace), PROJECT_MCP_FILE);

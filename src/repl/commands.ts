@@ -97,8 +97,8 @@ export const COMMANDS: Command[] = [
     name: "/agents",
     argument: "",
     help: "the agents the agent tool can run: the built-ins and the definitions found here",
-    run(_argument, context) {
-      context.print(agentLines(context.cwd).join("\n"));
+    async run(_argument, context) {
+      context.print((await agentLines(context.cwd)).join("\n"));
     },
   },
   {
