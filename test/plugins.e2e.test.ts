@@ -86,11 +86,11 @@ function writeMarketplace(root: string): string {
       },
     }),
   );
-  // $0 is the path the command named: the hook says where it ran from.
+  // $0 is the path the command named, and the plugin's variables are in its environment too.
   put(
     demo,
     "hooks/guard.sh",
-    'if grep -q \'"command":"rm \'; then echo "rm refused by $0" >&2; exit 2; fi\nexit 0\n',
+    'if grep -q \'"command":"rm \'; then echo "rm refused by $0 in $CLAUDE_PLUGIN_ROOT" >&2; exit 2; fi\nexit 0\n',
   );
   put(
     demo,
@@ -193,7 +193,7 @@ describe("plugins", () => {
     // The hook ran from the cache, ${CLAUDE_PLUGIN_ROOT} expanded, and refused the rm.
     expect(on.results[0]?.is_error).toBe(true);
     expect(on.results[0]?.content).toContain(
-      `rm refused by ${join(cacheOf(sandbox), "hooks", "guard.sh")}`,
+      `rm refused by ${join(cacheOf(sandbox), "hooks", "guard.sh")} in ${cacheOf(sandbox)}`,
     );
     expect(on.hookRuns).toMatchObject([{ decision: "block" }]);
     expect(existsSync(join(sandbox.workspace, "keep.txt"))).toBe(true);

@@ -12,7 +12,7 @@
 import { join } from "node:path";
 import { ConfigError } from "../core/errors.js";
 import { isRecord, projectSettingsPath, readSettings, userSettingsPath } from "../core/settings.js";
-import { enabledPlugins, expandPluginVariables } from "../plugins/enabled.js";
+import { enabledPlugins, expandPluginVariables, pluginVariables } from "../plugins/enabled.js";
 import { compileMatcher } from "./matcher.js";
 
 export const HOOK_EVENTS = [
@@ -41,6 +41,8 @@ export interface HookDefinition {
   /** The user's own hooks always run; the project's only once approved (trust.ts). */
   source: "user" | "project";
   file: string;
+  /** Variables beside the session's: a plugin's CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA. */
+  env?: Record<string, string>;
 }
 
 export interface HookLocations {
@@ -73,7 +75,8 @@ export async function loadHooks(where: HookLocations): Promise<HookDefinition[]>
   for (const plugin of plugins.plugins) {
     for (const { file, settings } of plugin.components.hooks) {
       for (const hook of parseHooks(settings, file, "user", where.onNotice)) {
-        hooks.push({ ...hook, command: expandPluginVariables(hook.command, plugin) });
+        const command = expandPluginVariables(hook.command, plugin);
+        hooks.push({ ...hook, command, env: pluginVariables(plugin) });
       }
     }
   }

@@ -51,8 +51,16 @@ export async function loadMcpServers(input: {
   for (const plugin of plugins.plugins) {
     for (const { file, servers } of plugin.components.mcpServers) {
       const env = { ...input.env, ...pluginVariables(plugin) };
+      // The server's process gets the plugin's variables too, as in Claude Code.
+      const withVariables = (server: unknown) =>
+        isRecord(server) && (server.env === undefined || isRecord(server.env))
+          ? { ...server, env: { ...pluginVariables(plugin), ...server.env } }
+          : server;
       const named = Object.fromEntries(
-        Object.entries(servers).map(([name, server]) => [`plugin_${plugin.name}_${name}`, server]),
+        Object.entries(servers).map(([name, server]) => [
+          `plugin_${plugin.name}_${name}`,
+          withVariables(server),
+        ]),
       );
       add(serversFrom(named, { file, source: "user", env }));
     }

@@ -7,7 +7,8 @@
 
 import { existsSync, mkdirSync } from "node:fs";
 import { readAllSettings } from "../core/project-settings.js";
-import { isRecord } from "../core/settings.js";
+import { isRecord, userSettingsPath } from "../core/settings.js";
+import { stateDirectory } from "../core/state-directory.js";
 import { type PluginComponents, readPluginFolder } from "./manifest.js";
 import { installedPluginDirectory, parsePluginId, pluginDataDirectory } from "./store.js";
 
@@ -30,9 +31,29 @@ export interface EnabledPlugins {
   problems: string[];
 }
 
-export async function enabledPlugins(where: {
+/**
+ * Read once per process and place, and shared by the parts that read it: plugins load as
+ * agentloop starts (Claude Code too asks for a restart after an install), and a session whose
+ * settings enable none pays one reading of its settings, not one per part.
+ */
+const readOnce = new Map<string, Promise<EnabledPlugins>>();
+
+export function enabledPlugins(where: {
   workspace: string;
   /** The real environment: it locates the person's settings and agentloop's state. */
+  env: NodeJS.ProcessEnv;
+}): Promise<EnabledPlugins> {
+  const key = [where.workspace, userSettingsPath(where.env), stateDirectory(where.env)].join("\0");
+  let read = readOnce.get(key);
+  if (!read) {
+    read = readEnabledPlugins(where);
+    readOnce.set(key, read);
+  }
+  return read;
+}
+
+async function readEnabledPlugins(where: {
+  workspace: string;
   env: NodeJS.ProcessEnv;
 }): Promise<EnabledPlugins> {
   const enabled = new Map<string, { on: boolean; file: string }>();
