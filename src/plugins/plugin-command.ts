@@ -4,12 +4,13 @@
 // person's own); `enable`, `disable`, `uninstall`, `list`; `validate PATH` names each mistake of
 // a plugin or a marketplace; `marketplace ...` is marketplace-command.ts.
 
-import { cpSync, existsSync, readdirSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, realpathSync } from "node:fs";
 import { mkdir, rename, rm } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError } from "../core/errors.js";
 import { EXIT } from "../core/exit-codes.js";
+import { isWithin } from "../core/own-file.js";
 import { isRecord } from "../core/settings.js";
 import { enabledPlugins } from "./enabled.js";
 import { SCOPES, type Scope, setEnabled } from "./enablement.js";
@@ -118,6 +119,17 @@ async function install(
   if (!entry.folder) {
     throw new ConfigError(
       `The plugin "${named.name}" comes from ${JSON.stringify(entry.source)}; agentloop installs only plugins inside their marketplace ("./path").`,
+    );
+  }
+  if (!existsSync(entry.folder)) {
+    throw new ConfigError(
+      `The plugin "${named.name}" is listed, but ${entry.folder} does not exist.`,
+    );
+  }
+  // A marketplace's link may not hand over a folder outside it (your home, say) as a plugin.
+  if (!isWithin(realpathSync(known.installLocation), realpathSync(entry.folder))) {
+    throw new ConfigError(
+      `The plugin "${named.name}" leads out of its marketplace; not installed.`,
     );
   }
   const read = readPluginFolder(entry.folder, named.name);
