@@ -255,6 +255,33 @@ describe("plugins", () => {
     expect(trusted.toolNames).toContain("mcp__plugin_demo_tools__echo");
   });
 
+  it("installed with --scope project by the person, loads at once; enabled but not installed, says how to install it", async () => {
+    const sandbox = freshSandbox();
+    await plugin(sandbox, "marketplace", "add", writeMarketplace(join(sandbox.home, "..", "m")));
+    const installed = await plugin(sandbox, "install", "demo@fixture", "--scope", "project");
+    const projectFile = join(sandbox.workspace, ".agentloop", "settings.json");
+    expect(installed.stdout).toContain(`Installed and enabled demo@fixture (${projectFile}).`);
+    const project = JSON.parse(readFileSync(projectFile, "utf8")) as Record<string, unknown>;
+    expect(project).toEqual({ enabledPlugins: { "demo@fixture": true } });
+    const on = await session(sandbox, [reply(text("Hi."))]);
+    expect(on.stderr).not.toContain("not applied");
+    expect(on.system).toContain("demo:review");
+
+    const ghost = { enabledPlugins: { "demo@fixture": true, "ghost@fixture": true } };
+    writeFileSync(projectFile, JSON.stringify(ghost));
+    const userFile = join(sandbox.env.XDG_CONFIG_HOME as string, "agentloop", "settings.json");
+    put(
+      dirname(userFile),
+      "settings.json",
+      JSON.stringify({ allowProjectSettings: [sandbox.workspace] }),
+    );
+    const missing = await session(sandbox, [reply(text("Hi."))]);
+    expect(missing.stderr).toContain(
+      `plugin "ghost@fixture" is enabled in ${projectFile} but not installed; run agentloop plugin install ghost@fixture.`,
+    );
+    expect(missing.system).toContain("demo:review");
+  });
+
   it("validate names each mistake of a broken manifest, and passes a good plugin", async () => {
     const sandbox = freshSandbox();
     const broken = join(sandbox.home, "..", "broken");
