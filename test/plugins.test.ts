@@ -149,6 +149,18 @@ describe("agentloop plugin, given a bad command line", () => {
     expect(await refusal(["frobnicate"])).toMatch(/^Usage: agentloop plugin/);
   });
 
+  it("validates a folder without a manifest, named by the folder as Claude Code names it", async () => {
+    const context = io();
+    const folder = join(context.cwd, "my-tools");
+    put(folder, "skills/tidy/SKILL.md", "---\ndescription: Tidy up\n---\nTidy.");
+    const said: string[] = [];
+    const code = await runPluginCommand(["validate", folder], {
+      ...context,
+      stdout: (line) => said.push(line),
+    });
+    expect({ code, said }).toEqual({ code: 0, said: [`${folder} is a valid plugin.`] });
+  });
+
   it("refuses a folder with no marketplace file, naming it", async () => {
     const context = io();
     expect(await refusal(["marketplace", "add", context.cwd], context)).toBe(

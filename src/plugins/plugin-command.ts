@@ -207,7 +207,8 @@ async function validate(path: string, io: PluginCommandIo): Promise<number> {
       problems.push(error.message);
     }
   } else {
-    problems.push(...readPluginFolder(path).problems);
+    // Without a manifest the folder names it, as Claude Code names a plugin loaded from a folder.
+    problems.push(...readPluginFolder(path, basename(path)).problems);
   }
   if (problems.length === 0) {
     io.stdout(
