@@ -229,6 +229,11 @@ describe("plugins", () => {
     expect((await plugin(sandbox, "marketplace", "update", "fixture")).stdout).toContain(
       'Updated the marketplace "fixture": 1 plugin.',
     );
+    expect((await plugin(sandbox, "uninstall", "demo@fixture")).code).toBe(0);
+    expect(existsSync(cacheOf(sandbox))).toBe(false);
+    expect((await plugin(sandbox, "list")).stdout).toContain("No plugins installed");
+    const userFile = join(sandbox.env.XDG_CONFIG_HOME as string, "agentloop", "settings.json");
+    expect(JSON.parse(readFileSync(userFile, "utf8"))).toEqual({ enabledPlugins: {} });
   });
 
   it("enabled by a project's settings, waits for the person's trust", async () => {
