@@ -22,6 +22,7 @@ import {
 import { type FakeTurn, reply, text, toolUse } from "./support/fake-anthropic-server.js";
 import { git } from "./support/git-repository.js";
 import { TEST_SERVER } from "./support/mcp-servers.js";
+import { openRepl } from "./support/terminal.js";
 
 type Event = { type: string; [key: string]: unknown };
 interface SentRequest {
@@ -285,6 +286,19 @@ describe("plugins", () => {
       `plugin "ghost@fixture" is enabled in ${projectFile} but not installed; run agentloop plugin install ghost@fixture.`,
     );
     expect(missing.system).toContain("demo:review");
+  });
+
+  it("/plugins at the REPL lists the installed plugin, enabled", async () => {
+    const sandbox = freshSandbox();
+    await plugin(sandbox, "marketplace", "add", writeMarketplace(join(sandbox.home, "..", "m")));
+    await plugin(sandbox, "install", "demo@fixture");
+    const terminal = await openRepl({
+      env: { ...sandbox.env, ...model.env() },
+      cwd: sandbox.workspace,
+    });
+    const screen = await terminal.enter("/plugins", /demo@fixture/);
+    expect(screen).toMatch(/demo@fixture\s+enabled/);
+    expect(await terminal.exit()).toBe(0);
   });
 
   it("validate names each mistake of a broken manifest, and passes a good plugin", async () => {

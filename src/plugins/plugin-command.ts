@@ -4,15 +4,14 @@
 // person's own); `enable`, `disable`, `uninstall`, `list`; `validate PATH` names each mistake of
 // a plugin or a marketplace; `marketplace ...` is marketplace-command.ts.
 
-import { cpSync, existsSync, readdirSync, realpathSync } from "node:fs";
+import { cpSync, existsSync, realpathSync } from "node:fs";
 import { mkdir, rename, rm } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError } from "../core/errors.js";
 import { EXIT } from "../core/exit-codes.js";
 import { isWithin } from "../core/own-file.js";
 import { isRecord } from "../core/settings.js";
-import { enabledPlugins } from "./enabled.js";
 import { SCOPES, type Scope, setEnabled } from "./enablement.js";
 import { readPluginFolder } from "./manifest.js";
 import { marketplaceFile, readMarketplace } from "./marketplace.js";
@@ -21,12 +20,8 @@ import {
   type PluginCommandIo,
   runMarketplaceCommand,
 } from "./marketplace-command.js";
-import {
-  installedPluginDirectory,
-  parsePluginId,
-  pluginsDirectory,
-  readKnownMarketplaces,
-} from "./store.js";
+import { pluginLines } from "./plugin-list.js";
+import { installedPluginDirectory, parsePluginId, readKnownMarketplaces } from "./store.js";
 
 const USAGE = [
   "Usage: agentloop plugin install|enable|disable|uninstall NAME@MARKETPLACE [--scope user|project|local]",
@@ -52,7 +47,8 @@ export async function runPluginCommand(argv: string[], io: PluginCommandIo): Pro
   switch (action) {
     case "list":
       if (argument) throw new ConfigError(USAGE);
-      return listPlugins(io);
+      for (const line of await pluginLines({ workspace: io.cwd, env: io.env })) io.stdout(line);
+      return EXIT.done;
     case "validate":
       if (!argument) throw new ConfigError(USAGE);
       return validate(resolve(io.cwd, argument), io);
@@ -177,22 +173,6 @@ function whatItRuns(plugin: ReturnType<typeof readPluginFolder>): string[] {
   return lines.length > 0 ? ["It runs, as your own hooks and servers do:", ...lines] : [];
 }
 
-async function listPlugins(io: PluginCommandIo): Promise<number> {
-  const cache = join(pluginsDirectory(io.env), "cache");
-  const ids = entriesOf(cache).flatMap((marketplace) =>
-    entriesOf(join(cache, marketplace))
-      .filter((name) => !name.endsWith(".installing"))
-      .map((name) => `${name}@${marketplace}`),
-  );
-  const { plugins, problems } = await enabledPlugins({ workspace: io.cwd, env: io.env });
-  const loaded = new Set(plugins.map((plugin) => plugin.id));
-  if (ids.length === 0)
-    io.stdout("No plugins installed: install one with agentloop plugin install NAME@MARKETPLACE.");
-  for (const id of ids) io.stdout(`${id}\t${loaded.has(id) ? "enabled" : "disabled"}`);
-  for (const problem of problems) io.stdout(problem);
-  return EXIT.done;
-}
-
 /** A plugin's folder, or a marketplace's with each plugin inside it: every mistake, named. */
 async function validate(path: string, io: PluginCommandIo): Promise<number> {
   if (!existsSync(path)) throw new ConfigError(`${path} does not exist.`);
@@ -218,12 +198,4 @@ async function validate(path: string, io: PluginCommandIo): Promise<number> {
   }
   for (const problem of problems) io.stdout(`✘ ${problem}`);
   return EXIT.runtimeError;
-}
-
-function entriesOf(folder: string): string[] {
-  try {
-    return readdirSync(folder).sort();
-  } catch {
-    return [];
-  }
 }
