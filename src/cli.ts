@@ -19,7 +19,7 @@ import { listSessions, sessionsDirectory } from "./session/session-file.js";
 import { ignoredNotice, invocationOf } from "./skills/invocation.js";
 import { createProgress } from "./terminal/progress.js";
 import { loadMarkdownRenderer } from "./terminal/render.js";
-import { writeWrapped } from "./terminal/wrap.js";
+import { writeUsage, writeWrapped } from "./terminal/wrap.js";
 import { inSessionWorktree, takeWorktreeFlag } from "./worktrees/session-worktree.js";
 
 const VERSION = AGENTLOOP_BUILD.version;
@@ -50,6 +50,21 @@ export async function main(argv: string[]): Promise<number> {
     const io = { cwd: process.cwd(), env: process.env, stdout };
     return runPluginCommand(argv.slice(1), io).catch(fail);
   }
+  if (argv[0] === "export") {
+    const { runExportCommand } = await import("./export/export-command.js");
+    const stdout = (text: string) => process.stdout.write(text);
+    return Promise.resolve(argv.slice(1))
+      .then((args) =>
+        runExportCommand({
+          argv: args,
+          cwd: process.cwd(),
+          sessionsDir: sessionsDirectory(),
+          version: VERSION,
+          stdout,
+        }),
+      )
+      .catch(fail);
+  }
   if (argv[0] === "worktree") {
     const { runWorktreeCommand } = await import("./worktrees/worktree-command.js");
     const stdout = (line: string) => process.stdout.write(`${line}\n`);
@@ -68,7 +83,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   switch (command.command) {
     case "help":
-      process.stdout.write(`${USAGE}\n`);
+      writeUsage(process.stdout, USAGE);
       return EXIT.done;
     case "version":
       process.stdout.write(`agentloop ${VERSION}\n`);

@@ -264,9 +264,11 @@ describe("the list a session is assembled from", () => {
       "memory",
       "agents",
       "background",
+      "tasks",
       "goal",
       "mcp",
       "web",
+      "lsp",
       "checkpoints",
     ]);
   });

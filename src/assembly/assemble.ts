@@ -38,7 +38,7 @@ import { findSkills } from "../skills/find-skills.js";
 import { createLoadedSkills } from "../skills/loaded-skills.js";
 import { readProjectMemory } from "../skills/project-memory.js";
 import { skillsInHistory } from "../skills/skills-in-history.js";
-import { chooseToolNames } from "../tools/tool-set.js";
+import { chooseTools } from "../tools/tool-set.js";
 import { createToolbox } from "../tools/toolbox.js";
 import { afterStartUp } from "./after-start-up.js";
 import { createBuiltInTools } from "./built-in-tools.js";
@@ -130,8 +130,8 @@ export async function assembleSession(
     ask: mode === "ask" ? io.approveProjectSettings : undefined,
     onNotice: notice,
   });
-  const [names, rules, sandboxSettings] = await Promise.all([
-    chooseToolNames({
+  const [{ names, chosen: toolsChosen }, rules, sandboxSettings] = await Promise.all([
+    chooseTools({
       flag: options.tools,
       ...where,
       localModel: resolved.protocol === "local",
@@ -201,7 +201,7 @@ export async function assembleSession(
     // A resumed session goes on in the window its last compaction fitted, unless told another.
     contextWindow: choice.contextWindow ?? file.contextWindow ?? null,
   }));
-  const modelSettings = Promise.all([thinking, compactionChoice]).then(
+  let modelSettings = Promise.all([thinking, compactionChoice]).then(
     ([thinkingOptions, choice]): ModelSettings => ({
       thinking: thinkingOptions,
       contextWindow: choice.contextWindow ?? undefined,
@@ -230,6 +230,7 @@ export async function assembleSession(
     cwd: options.cwd,
     env: userEnv,
     toolNames: names,
+    toolsChosen,
     mcpConfigFiles: options.mcpConfigFiles,
     modes,
     rules,
@@ -376,6 +377,15 @@ export async function assembleSession(
       const next = resolveModel(name, resolved.preset);
       provider = await started(next);
       current = next;
+      await session.switchProvider(provider, compactionFor(session.id));
+    },
+    effort: async () => (await modelSettings).thinking?.effort,
+    async switchEffort(effort) {
+      modelSettings = modelSettings.then((settings) => ({
+        ...settings,
+        thinking: { ...settings.thinking, effort },
+      }));
+      provider = await started(current);
       await session.switchProvider(provider, compactionFor(session.id));
     },
   };

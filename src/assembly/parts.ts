@@ -27,6 +27,8 @@ export interface PartContext {
   /** The real environment: where the user's settings, skills, agents and approvals are. */
   env: NodeJS.ProcessEnv;
   toolNames: readonly ToolName[];
+  /** The person named the tools (--tools, a settings file) rather than taking the default set. */
+  toolsChosen: boolean;
   mcpConfigFiles: string[];
   modes: ModeSwitch;
   /** The session's permission rules, as read at start; "always" answers are added to them. */
@@ -121,6 +123,14 @@ export const SESSION_PARTS: readonly PartEntry[] = [
   },
   { name: "background", start: async (context) => context.background },
   {
+    name: "tasks",
+    async start(context) {
+      const { startTasksPart } = await import("../tasks/start.js");
+      const { toolNames, cwd: workspace, env } = context;
+      return startTasksPart({ toolNames, workspace, env });
+    },
+  },
+  {
     name: "goal",
     async start(context) {
       const { createGoalPart } = await import("../goal/part.js");
@@ -166,7 +176,17 @@ export const SESSION_PARTS: readonly PartEntry[] = [
       if (!fetch && !search) return null;
       const { startWebPart } = await import("../web/start.js");
       const { rules } = context;
-      return startWebPart({ ...context, rules, mode: context.modes.current, fetch, search });
+      // A subagent fetches only when the person named web_fetch: it is not in a child's default.
+      const fetchForChild = fetch && context.toolsChosen;
+      const mode = context.modes.current;
+      return startWebPart({ ...context, rules, mode, fetch, fetchForChild, search });
+    },
+  },
+  {
+    name: "lsp",
+    async start(context) {
+      const { startLspPart } = await import("../lsp/part.js");
+      return startLspPart({ cwd: context.cwd, env: context.env });
     },
   },
   // Last: its screen is asked only once every other part admitted the prompt, so it takes one

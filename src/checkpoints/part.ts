@@ -11,6 +11,8 @@ import type { LoopEvent, PartEvent } from "../core/events.js";
 import type { HistoryStart, PartCommand, PartHost, SessionPart } from "../core/part.js";
 import { resolveToolPath } from "../core/tool-path.js";
 import { readSession } from "../session/session-file.js";
+import { beforeWhat, checkpointNamed, isCheckpointName, nextName } from "./checkpoint-names.js";
+import { AT_THE_REPL, scopeOf } from "./command-place.js";
 import { checkpointLines, planLines, resultLines } from "./describe.js";
 import { historyAfterRewinds } from "./history.js";
 import { checkpointData, createRecorder, type Recorder } from "./recorder.js";
@@ -20,16 +22,9 @@ import {
   leftEvent,
   PART_NAME,
   savedEvent,
-  scopeOf,
   snapshotEvent,
 } from "./records.js";
-import {
-  checkpointNamed,
-  previewRewind,
-  type RewindRequest,
-  readCheckpointLog,
-  rewindSession,
-} from "./rewind.js";
+import { previewRewind, type RewindRequest, readCheckpointLog, rewindSession } from "./rewind.js";
 
 /** The tools whose calls change the file named by their `file_path`. */
 const FILE_TOOLS = new Set(["write", "edit"]);
@@ -41,9 +36,15 @@ export function createCheckpointsPart(options: {
   const { cwd, env } = options;
   let host: PartHost | null = null;
   let recorder: Recorder | null = null;
-  /** The session's latest checkpoint, and the latest one whose prompt has said how it left things. */
+  /**
+   * The session's latest checkpoint (the records' running number), the latest one whose prompt
+   * has said how it left things, and the name of the next prompt's.
+   */
   let latest = 0;
   let leftFor = 0;
+  let nextPrompt = "1";
+  /** Whether a call that may change files ran in this prompt. */
+  let changing = false;
   const waiting: LoopEvent[] = [];
   /** Snapshots still being taken, and the records they will write: closing waits for them. */
   const inFlight = new Set<Promise<unknown>>();
@@ -74,6 +75,7 @@ export function createCheckpointsPart(options: {
     recorder = null;
     latest = 0;
     leftFor = 0;
+    nextPrompt = "1";
     shown = null;
     if (start !== "resume") return;
     try {
@@ -81,6 +83,7 @@ export function createCheckpointsPart(options: {
       if (finished) waiting.push(note(finished));
       latest = Math.max(0, ...log.checkpoints.map((checkpoint) => checkpoint.number));
       leftFor = latest;
+      nextPrompt = nextName(log, "prompt");
       const history = historyAfterRewinds(readSession(sessionFile()).entries);
       if (history) host.replaceHistory(history);
     } catch (error) {
@@ -91,7 +94,7 @@ export function createCheckpointsPart(options: {
   const rewind: PartCommand = {
     name: "/rewind",
     argument: "[N ...]",
-    help: "list the checkpoints; N [code|conversation] [force] takes the session back to before prompt N",
+    help: "list the checkpoints; N [code|conversation] [force] takes the session back to before prompt N (rN: before rewind N)",
     async run(argument) {
       // A rewind compares with the snapshots: those still being taken are waited for.
       await recorder?.settled();
@@ -99,28 +102,28 @@ export function createCheckpointsPart(options: {
       if (words.length === 0) {
         return [
           ...checkpointLines(readLog().log),
-          "/rewind N takes the session back to before prompt N.",
+          "/rewind N takes the session back to before prompt N; /rewind rN undoes rewind rN.",
         ].join("\n");
       }
       const request = rewindRequest(words, sessionFile(), cwd, env);
-      const scope = scopeOf(request.code, request.conversation);
-      const key = words.join(" ");
+      const scope = scopeOf(request);
+      const key = AT_THE_REPL.rewind(request.name, request);
       if (shown !== key) {
-        const prompt = checkpointNamed(readLog().log, request.number).prompt;
+        const prompt = checkpointNamed(readLog().log, request.name, AT_THE_REPL).prompt;
         const plan = request.code ? planLines(previewRewind(request), cwd) : [];
         shown = key;
         return [
-          `Rewind the ${scope} to before prompt ${request.number} (${prompt}):`,
+          `Rewind the ${scope} to before ${beforeWhat(request.name)} (${prompt}):`,
           ...plan,
-          `Enter /rewind ${key} again to do it.`,
+          `Enter ${key} again to do it.`,
         ].join("\n");
       }
       shown = null;
       const result = rewindSession(request);
       if (result.history) host?.replaceHistory(result.history);
-      latest = result.undo;
+      latest = result.taken;
       leftFor = latest;
-      return resultLines(result, scope, cwd).join("\n");
+      return resultLines(result, cwd, AT_THE_REPL).join("\n");
     },
   };
 
@@ -132,14 +135,17 @@ export function createCheckpointsPart(options: {
     historyStarted: sessionBegan,
     async screenPrompt(prompt) {
       shown = null;
+      changing = false;
       try {
         recorder ??= createRecorder(data(), cwd);
         latest += 1;
         const file = sessionFile();
         const { checkpoint, tree } = recorder.checkpointInBackground(latest, firstLine(prompt));
         // @step checkpoints.checkpoint: Before each prompt, a checkpoint records the files.
-        record(checkpointEvent(checkpoint));
-        if (checkpoint.pending) keepTrack(recordSnapshot(file, checkpoint.number, tree));
+        const name = nextPrompt;
+        record(checkpointEvent(checkpoint, "prompt", name));
+        nextPrompt = String(Number(name) + 1);
+        if (checkpoint.pending) keepTrack(recordSnapshot(file, checkpoint.number, name, tree));
       } catch (error) {
         // @step checkpoints.notice: A checkpoint that fails is told in a notice; the prompt goes on.
         waiting.push(note(`no checkpoint before this prompt: ${(error as Error).message}`));
@@ -150,12 +156,15 @@ export function createCheckpointsPart(options: {
       async beforeCall(call, signal, tool) {
         // A call that may change a file waits until the snapshots begun before it are taken.
         const readOnly = tool?.isReadOnly?.(call.input as Record<string, unknown>) === true;
-        if (recorder && !readOnly) await until(recorder.settled(), signal);
+        if (recorder && !readOnly) {
+          changing = true;
+          await until(recorder.settled(), signal);
+        }
         const path = (call.input as { file_path?: unknown }).file_path;
         if (recorder && FILE_TOOLS.has(call.name) && typeof path === "string") {
           // @step checkpoints.file_saved: A file is saved before write or edit first changes it.
           const saved = recorder.saveBefore(resolveToolPath(cwd, path));
-          if (saved) record(savedEvent(saved, relative(cwd, saved.path)));
+          if (saved) record(savedEvent(saved, "prompt", relative(cwd, saved.path)));
         }
         return {};
       },
@@ -166,10 +175,25 @@ export function createCheckpointsPart(options: {
       if (event.type !== "stop" || !recorder || leftFor === latest) return [];
       leftFor = latest;
       const file = sessionFile();
-      // @step checkpoints.left: Once the prompt stopped, the files it changed are recorded.
-      const leaving = recorder.leaveInBackground().then((left) => {
-        if (left) appendRecord(file, leftEvent(left));
-      });
+      if (changing && !recorder.busy()) {
+        // A snapshot taken later would count the person's own first edits as the prompt's: a
+        // prompt that changed files is snapshot as it stops, before the person can change one.
+        try {
+          // @step checkpoints.left: Once the prompt stopped, the files it changed are recorded.
+          const left = recorder.leave();
+          if (left) record(leftEvent(left, "prompt"));
+          return [];
+        } catch (error) {
+          const why = (error as Error).message;
+          return [note(`how the prompt left the files could not be recorded: ${why}`)];
+        }
+      }
+      // A prompt that changed nothing left the work tree as its checkpoint found it.
+      const leaving = (changing ? recorder.leaveInBackground() : recorder.leaveUnchanged()).then(
+        (left) => {
+          if (left) appendRecord(file, leftEvent(left, "prompt"));
+        },
+      );
       keepTrack(
         leaving.catch((error) => {
           const why = (error as Error).message;
@@ -190,14 +214,15 @@ export function createCheckpointsPart(options: {
 async function recordSnapshot(
   file: string,
   checkpoint: number,
+  name: string,
   tree: Promise<string | null>,
 ): Promise<void> {
   try {
     // @step checkpoints.snapshot: The work tree's snapshot, taken while the model thought, is recorded.
-    appendRecord(file, snapshotEvent({ checkpoint, tree: await tree }));
+    appendRecord(file, snapshotEvent({ checkpoint, tree: await tree }, name));
   } catch (error) {
     const why = firstLine((error as { stderr?: string }).stderr || (error as Error).message);
-    appendRecord(file, snapshotEvent({ checkpoint, tree: null, error: why }));
+    appendRecord(file, snapshotEvent({ checkpoint, tree: null, error: why }, name));
   }
 }
 
@@ -219,22 +244,26 @@ function firstLine(prompt: string): string {
   return line.length > 72 ? `${line.slice(0, 71)}…` : line;
 }
 
-/** `N [code|conversation] [force]`, as /rewind takes it. */
+/**
+ * `N [code|conversation] [force]`, as /rewind takes it; the words may also be written as the
+ * shell's flags (`--force`), which a person who read `agentloop rewind --help` will type.
+ */
 function rewindRequest(
   words: string[],
   sessionFile: string,
   cwd: string,
   env: NodeJS.ProcessEnv,
 ): RewindRequest {
-  const [first = "", ...rest] = words;
-  const number = Number(first);
-  const unknown = rest.find((word) => !["code", "conversation", "force"].includes(word));
-  if (!Number.isInteger(number) || number < 1 || unknown !== undefined) {
+  const [name = "", ...rest] = words;
+  const options = rest.map((word) => word.replace(/^--/, ""));
+  const unknown = options.find((word) => !["code", "conversation", "force"].includes(word));
+  if (!isCheckpointName(name) || unknown !== undefined) {
     throw new ConfigError(
-      "Use /rewind N [code|conversation] [force], N a checkpoint of /rewind's list.",
+      "Use /rewind N [code|conversation] [force], N a prompt or rN a rewind of /rewind's list.",
     );
   }
-  const code = rest.includes("code") || !rest.includes("conversation");
-  const conversation = rest.includes("conversation") || !rest.includes("code");
-  return { sessionFile, cwd, env, number, code, conversation, force: rest.includes("force") };
+  const code = options.includes("code") || !options.includes("conversation");
+  const conversation = options.includes("conversation") || !options.includes("code");
+  const force = options.includes("force");
+  return { sessionFile, cwd, env, name, code, conversation, force, place: AT_THE_REPL };
 }

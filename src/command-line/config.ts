@@ -53,6 +53,7 @@ export const USAGE = `Usage:
   agentloop rewind --list | N    list the checkpoints; take code and conversation back to before
                                  prompt N (--code, --conversation; agentloop rewind --help)
   agentloop view [ID]            replay a session in the browser (--port N, --open, --export FILE)
+  agentloop export --format atif [ID] [-o FILE]   the session as a Harbor (ATIF) trajectory
   agentloop mcp list             the MCP servers here, their state, tools and request bytes
   agentloop memory [list|forget ID|pin ID|clear]   what agentloop remembers of this directory
   agentloop acp                  an Agent Client Protocol agent on stdio, for editors (Zed, ...)
@@ -78,10 +79,9 @@ Options:
   --no-auto-compact              compact only on /compact or when the API says "too long"
   --tools LIST                   the tools the model gets, e.g. "bash" for s01's one tool
                                  (default: bash,read,write,edit, skill when there are skills,
-                                 and for a hosted model agent and web_search, the provider's
-                                 own search where its API runs it: Anthropic's, OpenAI's
-                                 Responses; add todo_write for the todo list, web_fetch to
-                                 read web pages)
+                                 and for a hosted model agent, web_fetch and web_search, the
+                                 provider's own search where its API runs it: Anthropic's,
+                                 OpenAI's Responses; add todo_write for the todo list)
   --mcp-config FILE              MCP servers to add, in .mcp.json's format (may be repeated)
   --goal CONDITION               work until a separate judge finds CONDITION met (exit 0),
                                  impossible (exit 1) or the budget spent (exit 3); /goal in the REPL

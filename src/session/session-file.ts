@@ -289,6 +289,8 @@ function withReadableResults<M extends Message>(message: M): M {
 }
 
 function unreadableResult(block: unknown): block is { type: "tool_result"; content: unknown } {
+  // Any value may stand in a hand-edited file's list, null included.
+  if (typeof block !== "object" || block === null) return false;
   const { type, content } = block as { type?: unknown; content?: unknown };
   return (
     type === "tool_result" &&
@@ -327,13 +329,13 @@ export interface SessionSummary {
   firstPrompt: string;
 }
 
-/** Sessions started in `cwd`, newest first. */
-export function listSessions(directory: string, cwd: string): SessionSummary[] {
+/** Sessions started in `cwd` (in any directory when it is undefined), newest first. */
+export function listSessions(directory: string, cwd: string | undefined): SessionSummary[] {
   const summaries: SessionSummary[] = [];
   for (const path of sessionFiles(directory)) {
     // The list needs no images: they stay on disk.
     const { header, entries, messages } = parseSession(readFileSync(path, "utf8"));
-    if (!header || header.cwd !== cwd) continue;
+    if (!header || (cwd !== undefined && header.cwd !== cwd)) continue;
     const first = messages.find((message) => message.role === "user");
     summaries.push({
       id: header.id,
