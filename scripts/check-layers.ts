@@ -13,7 +13,7 @@ export const LAYERS = [
   ["core"],
   ["shell", "transcript", "sandbox", "images"],
   ["tools"],
-  ["providers", "permissions", "planning", "background", "tasks"],
+  ["providers", "permissions", "planning", "background", "tasks", "plugins"],
   ["compaction", "mcp", "skills", "hooks", "memory", "web", "worktrees", "lsp"],
   ["loop"],
   ["session"],

@@ -45,6 +45,12 @@ export async function main(argv: string[]): Promise<number> {
       .then((args) => runRewindCommand(args, { ...io, cwd: process.cwd() }))
       .catch(fail);
   }
+  if (argv[0] === "plugin") {
+    const { runPluginCommand } = await import("./plugins/plugin-command.js");
+    const stdout = (line: string) => process.stdout.write(`${line}\n`);
+    const io = { cwd: process.cwd(), env: process.env, stdout };
+    return runPluginCommand(argv.slice(1), io).catch(fail);
+  }
   if (argv[0] === "export") {
     const { runExportCommand } = await import("./export/export-command.js");
     const stdout = (text: string) => process.stdout.write(text);

@@ -125,14 +125,14 @@ describe("finding the agents", () => {
     };
   }
 
-  it("looks from the workspace up to the repository root, then in the user's folders; the nearest wins", () => {
+  it("looks from the workspace up to the repository root, then in the user's folders; the nearest wins", async () => {
     const { repository, workspace, home, define, env } = tree();
     define(join(workspace, ".claude", "agents"), "near", "in the workspace");
     define(join(repository, ".agentloop", "agents"), "near", "at the root");
     define(join(repository, ".agentloop", "agents"), "root", "at the root");
     define(join(home, ".config", "agentloop", "agents"), "mine", "the user's");
     define(join(home, ".claude", "agents"), "root", "the user's claude");
-    const { agents, notices } = findAgents({ workspace, env, home });
+    const { agents, notices } = await findAgents({ workspace, env, home });
     expect(notices).toEqual([]);
     expect(agents.map((agent) => [agent.name, agent.description])).toEqual([
       ["general", expect.any(String)],
@@ -143,11 +143,11 @@ describe("finding the agents", () => {
     ]);
   });
 
-  it("lets a definition replace a built-in, and skips a broken file with one line", () => {
+  it("lets a definition replace a built-in, and skips a broken file with one line", async () => {
     const { workspace, home, define, env } = tree();
     define(join(workspace, ".claude", "agents"), "explore", "a project's explorer");
     writeFileSync(join(workspace, ".claude", "agents", "broken.md"), "---\nname: broken\n---\n");
-    const { agents, notices } = findAgents({ workspace, env, home });
+    const { agents, notices } = await findAgents({ workspace, env, home });
     expect(agents.filter((agent) => agent.name === "explore").map((a) => a.description)).toEqual([
       "a project's explorer",
     ]);
@@ -156,19 +156,22 @@ describe("finding the agents", () => {
     ]);
   });
 
-  it("outside a repository reads only the workspace's folders", () => {
+  it("outside a repository reads only the workspace's folders", async () => {
     const { root, home, define, env } = tree();
     const workspace = join(root, "loose", "dir");
     mkdirSync(workspace, { recursive: true });
     define(join(root, "loose", ".claude", "agents"), "parent", "above the workspace");
-    const { agents } = findAgents({ workspace, env, home });
+    const { agents } = await findAgents({ workspace, env, home });
     expect(agents.map((agent) => agent.name)).toEqual(["general", "explore"]);
   });
 
-  it("are listed by /agents with where each comes from", () => {
+  it("are listed by /agents with where each comes from", async () => {
     const { workspace, define, home } = tree();
     define(join(workspace, ".claude", "agents"), "near", "in the workspace");
-    const lines = agentLines(workspace, { XDG_CONFIG_HOME: join(home, ".config"), HOME: home });
+    const lines = await agentLines(workspace, {
+      XDG_CONFIG_HOME: join(home, ".config"),
+      HOME: home,
+    });
     expect(lines[0]).toBe("general: Any task, with this session's tools; it may change files.");
     expect(lines[3]).toBe("    built-in · tools read, bash · 30 turns · mode read-only");
     expect(lines[4]).toBe("near: in the workspace");

@@ -77,6 +77,7 @@ describe("the command table", () => {
       "/plan",
       "/permissions",
       "/hooks",
+      "/plugins",
       "/export",
       "/tasks",
       "/exit",

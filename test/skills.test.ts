@@ -172,29 +172,29 @@ describe("the catalog", () => {
 });
 
 describe("finding skills and commands", () => {
-  it("reads the user's skills first, so a repository cannot take over a user's skill name", () => {
+  it("reads the user's skills first, so a repository cannot take over a user's skill name", async () => {
     const { home, repository, where } = places();
     put(home, ".claude/skills/review/SKILL.md", "---\ndescription: Mine\n---\nMy way.");
     put(repository, ".claude/skills/review/SKILL.md", "---\ndescription: Theirs\n---\nTheir way.");
-    const { skills } = findSkills(where);
+    const { skills } = await findSkills(where);
     expect(skills.map((found) => [found.name, found.description, found.scope])).toEqual([
       ["review", "Mine", "user"],
     ]);
   });
 
-  it("finds project skills from the workspace up to the repository root, nearest first", () => {
+  it("finds project skills from the workspace up to the repository root, nearest first", async () => {
     const { repository, cwd, where } = places();
     put(repository, ".agents/skills/lint/SKILL.md", "---\ndescription: Root lint\n---\n.");
     put(cwd, ".agentloop/skills/lint/SKILL.md", "---\ndescription: Web lint\n---\n.");
     put(repository, ".agentloop/skills/docs/SKILL.md", "---\ndescription: Docs\n---\n.");
-    const described = findSkills(where).skills.map((found) => found.description);
+    const described = (await findSkills(where)).skills.map((found) => found.description);
     expect(described).toEqual(["Web lint", "Docs"]);
   });
 
-  it("takes a command's description from its body's first line when it has none", () => {
+  it("takes a command's description from its body's first line when it has none", async () => {
     const { repository, where } = places();
     put(repository, ".claude/commands/standup.md", "\nSummarise yesterday.\nThen plan.");
-    const [command] = findSkills(where).skills;
+    const [command] = (await findSkills(where)).skills;
     expect(command).toMatchObject({
       kind: "command",
       name: "standup",
@@ -203,11 +203,11 @@ describe("finding skills and commands", () => {
     });
   });
 
-  it("skips a skill with a bad name or broken frontmatter with one line each", () => {
+  it("skips a skill with a bad name or broken frontmatter with one line each", async () => {
     const { repository, where } = places();
     put(repository, ".claude/skills/a/SKILL.md", "---\nname: Bad Name\ndescription: x\n---\n.");
     put(repository, ".claude/skills/b/SKILL.md", "---\ndescription: x\n");
-    const { skills, skipped } = findSkills(where);
+    const { skills, skipped } = await findSkills(where);
     expect(skills).toEqual([]);
     expect(skipped).toEqual([
       `skipped ${join(repository, ".claude/skills/a/SKILL.md")}: the name "Bad Name" is not lowercase letters, digits and hyphens.`,
@@ -215,10 +215,10 @@ describe("finding skills and commands", () => {
     ]);
   });
 
-  it("expands /name args into the body, and nothing else that starts with a slash", () => {
+  it("expands /name args into the body, and nothing else that starts with a slash", async () => {
     const { repository, where } = places();
     put(repository, ".claude/commands/fix.md", "Fix issue #$1.");
-    const catalog = findSkills(where);
+    const catalog = await findSkills(where);
     expect(invocationOf("/fix 42", catalog)?.prompt).toBe("Fix issue #42.");
     expect(invocationOf("/usr/bin/env is missing", catalog)).toBeNull();
     expect(invocationOf("/other 42", catalog)).toBeNull();
@@ -310,7 +310,7 @@ describe("the skill tool", () => {
   it("says a skill the user ran with /name is already loaded", async () => {
     const { repository, where } = places();
     put(repository, ".claude/skills/review/SKILL.md", "---\ndescription: Review\n---\nCheck $1.");
-    const catalog = findSkills(where);
+    const catalog = await findSkills(where);
     const loaded = createLoadedSkills();
     expect(invocationOf("/review app.ts", catalog, loaded)?.prompt).toContain("\n\nCheck app.ts.");
     const tool = createSkillTool(catalog.skills, loaded);

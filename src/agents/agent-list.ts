@@ -4,8 +4,11 @@
 import { relative } from "node:path";
 import { findAgents } from "./discovery.js";
 
-export function agentLines(cwd: string, env: NodeJS.ProcessEnv = process.env): string[] {
-  const { agents, notices } = findAgents({ workspace: cwd, env });
+export async function agentLines(
+  cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string[]> {
+  const { agents, notices } = await findAgents({ workspace: cwd, env });
   const lines = agents.flatMap((agent) => {
     const source = agent.source === "built-in" ? "built-in" : relative(cwd, agent.source);
     const tools = agent.tools ? `tools ${agent.tools.join(", ") || "none"}` : "the session's tools";

@@ -9,6 +9,8 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { directoriesFromRepositoryRoot } from "../core/git-directory.js";
 import { personalPlaces, readOwnFile, repositoryPlace } from "../core/own-file.js";
+import type { ProjectSettings } from "../core/project-settings.js";
+import { enabledPlugins } from "../plugins/enabled.js";
 import { BUILT_IN_AGENTS } from "./built-ins.js";
 import { type AgentDefinition, parseDefinition } from "./definition.js";
 
@@ -19,11 +21,13 @@ export interface FoundAgents {
   notices: string[];
 }
 
-export function findAgents(options: {
+export async function findAgents(options: {
   workspace: string;
   env?: NodeJS.ProcessEnv;
   home?: string;
-}): FoundAgents {
+  /** The settings files as the session's start-up read them; absent, read now. */
+  read?: ProjectSettings;
+}): Promise<FoundAgents> {
   const env = options.env ?? process.env;
   const home = options.home ?? homedir();
   const configHome = env.XDG_CONFIG_HOME || join(home, ".config");
@@ -38,12 +42,25 @@ export function findAgents(options: {
     { folder: join(configHome, "agentloop", "agents"), places: personal },
     { folder: join(home, ".claude", "agents"), places: personal },
   ];
+  // Then each enabled plugin's, read only inside its folder, named `plugin:name`.
+  const plugins = await enabledPlugins({
+    workspace: options.workspace,
+    env: { ...env, HOME: home },
+    read: options.read,
+  });
+  const pluginFolders = plugins.plugins.flatMap((plugin) =>
+    plugin.components.agents.map((folder) => ({
+      folder,
+      places: [plugin.root],
+      prefix: `${plugin.name}:`,
+    })),
+  );
   const byName = new Map<string, AgentDefinition>();
   const notices: string[] = [];
-  const files = folders.flatMap(({ folder, places }) =>
-    markdownFiles(folder).map((file) => ({ file, places })),
+  const files = [...folders.map((each) => ({ ...each, prefix: "" })), ...pluginFolders].flatMap(
+    ({ folder, places, prefix }) => markdownFiles(folder).map((file) => ({ file, places, prefix })),
   );
-  for (const { file, places } of files) {
+  for (const { file, places, prefix } of files) {
     const read = readOwnFile(file, places);
     if (!("text" in read)) {
       const why = "skipped" in read ? read.skipped : "it no longer exists";
@@ -52,7 +69,8 @@ export function findAgents(options: {
     }
     const parsed = parseDefinition(read.text, file);
     if ("skip" in parsed) notices.push(`agent definition ${file} skipped: ${parsed.skip}.`);
-    else if (!byName.has(parsed.name)) byName.set(parsed.name, parsed);
+    else if (!byName.has(prefix + parsed.name))
+      byName.set(prefix + parsed.name, { ...parsed, name: prefix + parsed.name });
   }
   const builtIns = BUILT_IN_AGENTS.filter((agent) => !byName.has(agent.name));
   return { agents: [...builtIns, ...byName.values()], notices };

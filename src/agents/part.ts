@@ -30,7 +30,7 @@ export type AgentsOptions = Omit<
 export async function createAgentsPart(options: AgentsOptions): Promise<SessionPart> {
   const where = { workspace: options.cwd, env: options.env };
   const maxDepth = await chooseAgentDepth({ ...where, read: options.settings });
-  const found = findAgents(where);
+  const found = await findAgents({ ...where, read: options.settings });
   for (const notice of found.notices) options.onNotice(notice);
   const mode = options.parentMode();
   for (const agent of found.agents) {

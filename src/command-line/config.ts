@@ -58,6 +58,8 @@ export const USAGE = `Usage:
   agentloop memory [list|forget ID|pin ID|clear]   what agentloop remembers of this directory
   agentloop acp                  an Agent Client Protocol agent on stdio, for editors (Zed, ...)
   agentloop worktree list|remove NAME [--force]   agentloop's git worktrees (docs/worktrees.md)
+  agentloop plugin install NAME@MARKETPLACE   Claude Code plugins: marketplace add PATH|URL,
+                                 enable, disable, uninstall, list, validate (docs/plugins.md)
   agentloop batch run TASKS.jsonl --out DIR   run many tasks, each in a fresh clone
                                  (agentloop batch --help for all batch commands)
 

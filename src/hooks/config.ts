@@ -4,7 +4,8 @@
 //                              "hooks": [{"type": "command", "command": "...", "timeout": 30}]}]}}
 //
 // read from the user's settings, the project's .agentloop/settings.json and, when the user's
-// settings say "claudeProjectHooks": true, the project's .claude/settings.json. A mistyped
+// settings say "claudeProjectHooks": true, the project's .claude/settings.json, then from each
+// enabled plugin's hooks file (docs/plugins.md). A mistyped
 // entry is a ConfigError naming the file and the place; events and hook types agentloop does
 // not have are skipped with a notice, so settings written for Claude Code still load.
 
@@ -12,6 +13,7 @@ import { join } from "node:path";
 import { ConfigError } from "../core/errors.js";
 import { type ProjectSettings, settingsOf } from "../core/project-settings.js";
 import { isRecord, projectSettingsPath, userSettingsPath } from "../core/settings.js";
+import { enabledPlugins, expandPluginVariables, pluginVariables } from "../plugins/enabled.js";
 import { compileMatcher } from "./matcher.js";
 
 export const HOOK_EVENTS = [
@@ -40,6 +42,8 @@ export interface HookDefinition {
   /** The user's own hooks always run; the project's only once approved (trust.ts). */
   source: "user" | "project";
   file: string;
+  /** Variables beside the session's: a plugin's CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA. */
+  env?: Record<string, string>;
 }
 
 export interface HookLocations {
@@ -68,6 +72,20 @@ export async function loadHooks(where: HookLocations): Promise<HookDefinition[]>
   const hooks = parseHooks(user, userFile, "user", where.onNotice);
   for (const { file, source } of files) {
     hooks.push(...parseHooks(await settingsOf(file, where.read), file, source, where.onNotice));
+  }
+  // An enabled plugin's hooks run as the person's own: they approved them by installing it.
+  const plugins = await enabledPlugins({
+    workspace: where.workspace,
+    env: where.env,
+    read: where.read,
+  });
+  for (const plugin of plugins.plugins) {
+    for (const { file, settings } of plugin.components.hooks) {
+      for (const hook of parseHooks(settings, file, "user", where.onNotice)) {
+        const command = expandPluginVariables(hook.command, plugin);
+        hooks.push({ ...hook, command, env: pluginVariables(plugin) });
+      }
+    }
   }
   return hooks;
 }

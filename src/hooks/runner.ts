@@ -58,7 +58,7 @@ export function createHookRunner(setup: RunnerSetup): HookRunner {
   async function runOne(hook: HookDefinition, input: string, options: FireOptions) {
     const run = await runHookCommand(hook.command, {
       cwd: setup.workspace,
-      env,
+      env: hook.env ? { ...env, ...hook.env } : env,
       input,
       timeoutSeconds: hook.timeoutSeconds,
       signal: options.signal,

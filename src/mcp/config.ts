@@ -1,12 +1,13 @@
 // Which MCP servers a session has, in the format people already write for Claude Code: the
-// project's .mcp.json, "mcpServers" in the user's settings file, and files given with
-// --mcp-config. On the same name a flag beats the project, and the project beats the user.
+// project's .mcp.json, "mcpServers" in the user's settings file, enabled plugins' servers
+// (docs/plugins.md), and files given with --mcp-config. On the same name a flag beats the project, and the project beats the user.
 
 import { dirname, join, resolve } from "node:path";
 import { ConfigError } from "../core/errors.js";
 import { readOwnFile, repositoryPlace } from "../core/own-file.js";
 import { type ProjectSettings, settingsOf } from "../core/project-settings.js";
 import { isRecord, userSettingsPath } from "../core/settings.js";
+import { enabledPlugins, pluginVariables } from "../plugins/enabled.js";
 
 export type McpServerConfig =
   | { type?: "stdio"; command: string; args?: string[]; env?: Record<string, string>; cwd?: string }
@@ -45,6 +46,31 @@ export async function loadMcpServers(input: {
   const userSettings = await settingsOf(userFile, input.read);
   if (userSettings.mcpServers !== undefined) {
     add(serversFrom(userSettings.mcpServers, { file: userFile, source: "user", env: input.env }));
+  }
+
+  // An enabled plugin's servers, named `plugin_NAME_SERVER` as Claude Code names them, are the
+  // person's own (they approved them by installing it); ${CLAUDE_PLUGIN_ROOT} is expanded.
+  const plugins = await enabledPlugins({
+    workspace: input.workspace,
+    env: input.env,
+    read: input.read,
+  });
+  for (const plugin of plugins.plugins) {
+    for (const { file, servers } of plugin.components.mcpServers) {
+      const env = { ...input.env, ...pluginVariables(plugin) };
+      // The server's process gets the plugin's variables too, as in Claude Code.
+      const withVariables = (server: unknown) =>
+        isRecord(server) && (server.env === undefined || isRecord(server.env))
+          ? { ...server, env: { ...pluginVariables(plugin), ...server.env } }
+          : server;
+      const named = Object.fromEntries(
+        Object.entries(servers).map(([name, server]) => [
+          `plugin_${plugin.name}_${name}`,
+          withVariables(server),
+        ]),
+      );
+      add(serversFrom(named, { file, source: "user", env }));
+    }
   }
 
   const projectFile = join(resolve(input.workspace), PROJECT_MCP_FILE);

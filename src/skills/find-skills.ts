@@ -7,6 +7,7 @@
 import { readdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import { personalPlaces, readOwnFile, repositoryPlace } from "../core/own-file.js";
+import { enabledPlugins } from "../plugins/enabled.js";
 import { type Frontmatter, parseFrontmatter, stringField } from "./frontmatter.js";
 import { isFile, type Scope, searchFolders, type Where } from "./places.js";
 import type { Skill, SkillCatalog } from "./skill.js";
@@ -16,7 +17,7 @@ const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 /** `!\`git status\``: a command Claude Code runs while expanding; agentloop does not. */
 const SHELL_INJECTION = /!`[^`\n]+`/;
 
-export function findSkills(where: Where): SkillCatalog {
+export async function findSkills(where: Where): Promise<SkillCatalog> {
   const skills: Skill[] = [];
   const skipped: string[] = [];
   const places = {
@@ -28,21 +29,55 @@ export function findSkills(where: Where): SkillCatalog {
     // The first of a name wins; a skill wins over a command of the same name.
     else if (!skills.some((skill) => skill.name === found.name)) skills.push(found);
   };
-  for (const { folder, scope } of searchFolders("skills", where)) {
+  const ownFolders = (kind: "skills" | "commands") =>
+    searchFolders(kind, where).map(({ folder, scope }) => ({
+      folder,
+      scope,
+      places: places[scope],
+      prefix: "",
+    }));
+  // A plugin's skills and commands are the person's (installed by them), each name prefixed
+  // with the plugin's, `demo:review`, and read only inside the plugin's folder.
+  const plugins = await enabledPlugins({ workspace: where.cwd, env: where.env });
+  skipped.push(...plugins.problems);
+  const pluginFolders = (kind: "skills" | "commands") =>
+    plugins.plugins.flatMap((plugin) =>
+      plugin.components[kind].map((folder) => ({
+        folder,
+        scope: "user" as const,
+        places: [plugin.root],
+        prefix: `${plugin.name}:`,
+      })),
+    );
+  for (const { folder, scope, places, prefix } of [
+    ...ownFolders("skills"),
+    ...pluginFolders("skills"),
+  ]) {
     for (const entry of entriesOf(folder)) {
       const file = join(folder, entry, "SKILL.md");
-      if (isFile(file)) add(readSkill(file, join(folder, entry), entry, scope, places[scope]));
+      if (isFile(file))
+        add(prefixed(readSkill(file, join(folder, entry), entry, scope, places), prefix));
     }
   }
-  for (const { folder, scope } of searchFolders("commands", where)) {
+  for (const { folder, scope, places, prefix } of [
+    ...ownFolders("commands"),
+    ...pluginFolders("commands"),
+  ]) {
     for (const entry of entriesOf(folder)) {
       const file = join(folder, entry);
       if (entry.endsWith(".md") && isFile(file)) {
-        add(readCommand(file, folder, scope, places[scope]));
+        add(prefixed(readCommand(file, folder, scope, places), prefix));
       }
     }
   }
   return { skills, skipped };
+}
+
+/** A plugin's skill or command, named with the plugin's prefix once its own name is checked. */
+function prefixed(found: Skill | string, prefix: string): Skill | string {
+  return typeof found === "string" || prefix === ""
+    ? found
+    : { ...found, name: `${prefix}${found.name}` };
 }
 
 function readSkill(

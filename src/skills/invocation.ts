@@ -3,7 +3,7 @@
 
 import type { LoadedSkills } from "./loaded-skills.js";
 import { findSkill, type Skill, type SkillCatalog } from "./skill.js";
-import { skillText } from "./skill-text.js";
+import { SKILL_NAME, skillText } from "./skill-text.js";
 
 export interface Invocation {
   skill: Skill;
@@ -11,7 +11,7 @@ export interface Invocation {
   prompt: string;
 }
 
-const INVOCATION = /^\/([a-z0-9][a-z0-9-]*)(?:\s+([\s\S]*))?$/;
+const INVOCATION = new RegExp(`^/(${SKILL_NAME})(?:\\s+([\\s\\S]*))?$`);
 
 /** The invocation `text` is, or null when it names no skill or command. */
 export function invocationOf(

@@ -10,8 +10,11 @@ import type { Skill } from "./skill.js";
 
 export const MAX_LISTED_FILES = 10;
 
+/** A skill's or command's name as typed: its own, or a plugin's prefix and its own (`demo:review`). */
+export const SKILL_NAME = "[a-z0-9][a-z0-9-]*(?::[a-z0-9][a-z0-9-]*)?";
+
 /** How a loaded skill's text begins, so a history can be read back (skills-in-history.ts). */
-export const LOADED_SKILL = /^Skill ([a-z0-9][a-z0-9-]*), from /;
+export const LOADED_SKILL = new RegExp(`^Skill (${SKILL_NAME}), from `);
 
 export function skillText(skill: Skill, argumentsText: string): string {
   const body = substituteArguments(skill.body, argumentsText);

@@ -5,7 +5,7 @@
 
 import type { Message } from "../core/messages.js";
 import { RESTATED_HEADING } from "./loaded-skills.js";
-import { LOADED_SKILL } from "./skill-text.js";
+import { LOADED_SKILL, SKILL_NAME } from "./skill-text.js";
 
 /** Each skill loaded in `messages`, by name with the text the model was given, oldest first. */
 export function skillsInHistory(messages: readonly Message[]): [name: string, text: string][] {
@@ -27,7 +27,7 @@ export function skillsInHistory(messages: readonly Message[]): [name: string, te
 function restatedApart(text: string): string[] {
   if (!text.startsWith(RESTATED_HEADING)) return [text];
   return text
-    .split(/\n\n(?=Skill [a-z0-9-]+, from )/)
+    .split(new RegExp(`\n\n(?=Skill ${SKILL_NAME}, from )`))
     .slice(1)
     .reverse();
 }
