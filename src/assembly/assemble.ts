@@ -226,7 +226,7 @@ export async function assembleSession(
     contextWindowOf(choice, made),
   );
   // Knowledge by files: read from the real environment only, as the settings are.
-  const skills = await findSkills({ cwd: options.cwd, env: userEnv });
+  const skills = await findSkills({ cwd: options.cwd, env: userEnv, read });
   const loadedSkills = createLoadedSkills(skillsInHistory(file.messages));
   const memory = readProjectMemory({ cwd: options.cwd, env: userEnv });
   notices.push(...skills.skipped, ...memory.problems);

@@ -38,7 +38,7 @@ export async function findSkills(where: Where): Promise<SkillCatalog> {
     }));
   // A plugin's skills and commands are the person's (installed by them), each name prefixed
   // with the plugin's, `demo:review`, and read only inside the plugin's folder.
-  const plugins = await enabledPlugins({ workspace: where.cwd, env: where.env });
+  const plugins = await enabledPlugins({ workspace: where.cwd, env: where.env, read: where.read });
   skipped.push(...plugins.problems);
   const pluginFolders = (kind: "skills" | "commands") =>
     plugins.plugins.flatMap((plugin) =>

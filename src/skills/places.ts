@@ -5,6 +5,7 @@ import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { directoriesFromRepositoryRoot } from "../core/git-directory.js";
+import type { ProjectSettings } from "../core/project-settings.js";
 
 /** Who put a file there: the repository (shared, untrusted) or the user (personal). */
 export type Scope = "project" | "user";
@@ -13,6 +14,8 @@ export interface Where {
   cwd: string;
   /** The real environment: XDG_CONFIG_HOME and HOME say where the user's files are. */
   env: NodeJS.ProcessEnv;
+  /** The settings files as the session's start-up read them; absent, read now. */
+  read?: ProjectSettings;
 }
 
 /** The user's home, as HOME says (so tests and sandboxes can move it), else the system's. */
