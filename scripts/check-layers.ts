@@ -14,7 +14,7 @@ export const LAYERS = [
   ["shell", "transcript", "sandbox", "images"],
   ["tools"],
   ["providers", "permissions", "planning", "background"],
-  ["compaction", "mcp", "skills", "hooks", "memory", "web", "worktrees"],
+  ["compaction", "mcp", "skills", "hooks", "memory", "web", "worktrees", "schedule"],
   ["loop"],
   ["session"],
   ["agents", "goal", "checkpoints"],

@@ -267,6 +267,7 @@ describe("the list a session is assembled from", () => {
       "goal",
       "mcp",
       "web",
+      "schedule",
       "checkpoints",
     ]);
   });

@@ -169,6 +169,10 @@ export const SESSION_PARTS: readonly PartEntry[] = [
       return startWebPart({ ...context, rules, mode: context.modes.current, fetch, search });
     },
   },
+  {
+    name: "schedule",
+    start: async () => (await import("../schedule/part.js")).createSchedulePart(),
+  },
   // Last: its screen is asked only once every other part admitted the prompt, so it takes one
   // checkpoint per prompt sent, and its hooks see a call as the others left it.
   {
