@@ -20,12 +20,23 @@ export interface Started {
   exited: Promise<void>;
 }
 
-export function startAgainstFake(script: string, args: string[], fake: FakeAnthropic): Started {
-  return startWithEnv(script, args, {
-    ANTHROPIC_API_KEY: "sk-ant-bench",
-    ANTHROPIC_BASE_URL: fake.url,
-    MODEL_ID: "claude-haiku-4-5",
-  });
+/** `workspace`: the directory it starts in, an empty one of its own unless named. */
+export function startAgainstFake(
+  script: string,
+  args: string[],
+  fake: FakeAnthropic,
+  workspace?: string,
+): Started {
+  return startWithEnv(
+    script,
+    args,
+    {
+      ANTHROPIC_API_KEY: "sk-ant-bench",
+      ANTHROPIC_BASE_URL: fake.url,
+      MODEL_ID: "claude-haiku-4-5",
+    },
+    workspace,
+  );
 }
 
 /** The same, for a server that `serverEnv` points the script at (a fake OpenAI server). */
@@ -33,12 +44,13 @@ export function startWithEnv(
   script: string,
   args: string[],
   serverEnv: Record<string, string>,
+  workspace?: string,
 ): Started {
   const sandbox = freshSandbox();
   const env = { ...sandbox.env, ...serverEnv };
   const startedAt = performance.now();
   const child = spawn(process.execPath, [script, ...args], {
-    cwd: sandbox.workspace,
+    cwd: workspace ?? sandbox.workspace,
     env,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -6,6 +6,9 @@
 //
 //   npm run build && npx tsx bench/cli.ts
 
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   type FakeAnthropic,
   reply,
@@ -13,6 +16,7 @@ import {
   text,
   toolUse,
 } from "../test/support/fake-anthropic-server.js";
+import { largeRepository } from "./checkpoints.js";
 import { BARE_FETCH, CLI, startAgainstFake, watchPeakRss } from "./cli-process.js";
 import { startIdleProcesses } from "./idle-processes.js";
 import { type Benchmark, type Figure, median, percentile, runIfMain } from "./report.js";
@@ -38,6 +42,9 @@ const OTHER_MODE = "yolo";
 
 /** What the CLI may add to the bare script, per the issue. */
 const START_RATIO = 1.6;
+/** What a 20,000-file repository may add to the first request in a three-file one. */
+const LARGE_REPOSITORY_RATIO = 1.3;
+const LARGE_REPOSITORY_FILES = 20_000;
 const RSS_RATIO = 1.1;
 const TURN_ALLOWANCE_MS = 1;
 const IDLE_RISE_MS = 0.5;
@@ -58,6 +65,7 @@ export async function cliFigures(): Promise<Figure[]> {
   const fake = await startFakeAnthropic();
   try {
     const starts = await startupTimes(fake);
+    const repositories = await repositoryStartTimes(fake);
     const bwrapMs = await sandboxStartupMs();
     const { bare, auto, yolo } = await runSessionRounds(fake, SESSION_ARGS, SESSION_ROUNDS);
     const idle = await startIdleProcesses(IDLE_PROCESSES);
@@ -88,6 +96,18 @@ export async function cliFigures(): Promise<Figure[]> {
         value: starts.bare,
         unit: "ms",
         target: null,
+      },
+      {
+        name: `spawn to first request in a 3-file git repository, ${DEFAULT_MODE}, median`,
+        value: repositories.small,
+        unit: "ms",
+        target: null,
+      },
+      {
+        name: `spawn to first request in a ${LARGE_REPOSITORY_FILES.toLocaleString("en")}-file git repository, ${DEFAULT_MODE}, median`,
+        value: repositories.large,
+        unit: "ms",
+        target: LARGE_REPOSITORY_RATIO * repositories.small,
       },
       { name: "bubblewrap's own start-up, median", value: bwrapMs, unit: "ms", target: null },
       {
@@ -178,14 +198,50 @@ async function startupTimes(
   };
 }
 
+/**
+ * Median spawn-to-first-request times of a one-shot session in a committed three-file repository
+ * and in a 20,000-file one, taken in turns; each run has a home of its own, so each is the first
+ * session there (its checkpoint makes the work tree's store).
+ */
+async function repositoryStartTimes(
+  fake: FakeAnthropic,
+): Promise<{ small: number; large: number }> {
+  const base = mkdtempSync(join(tmpdir(), "agentloop-bench-repositories-"));
+  try {
+    const small = join(base, "small");
+    mkdirSync(small);
+    for (const name of ["README.md", "index.ts", "package.json"])
+      writeFileSync(join(small, name), `${name}\n`);
+    largeRepository(small, 0);
+    const large = join(base, "large");
+    mkdirSync(large);
+    largeRepository(large, LARGE_REPOSITORY_FILES);
+    const args = [CLI, "-p", "Say hello.", "--permission-mode", DEFAULT_MODE];
+    const times = { small: [] as number[], large: [] as number[] };
+    for (let round = 0; round <= STARTS; round += 1) {
+      for (const [name, workspace] of [
+        ["small", small],
+        ["large", large],
+      ] as const) {
+        const ms = await timeToFirstRequest(fake, args[0] as string, args.slice(1), workspace);
+        if (round > 0) times[name].push(ms);
+      }
+    }
+    return { small: median(times.small), large: median(times.large) };
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+}
+
 async function timeToFirstRequest(
   fake: FakeAnthropic,
   script: string,
   args: string[],
+  workspace?: string,
 ): Promise<number> {
   fake.script([reply(text("Hello."))]);
   const before = fake.requests.length;
-  const run = startAgainstFake(script, args, fake);
+  const run = startAgainstFake(script, args, fake, workspace);
   run.child.stdout.resume();
   await run.exited;
   const first = fake.requests[before];

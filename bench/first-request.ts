@@ -13,6 +13,8 @@ import { CLI, startAgainstFake } from "./cli-process.js";
 import { type Benchmark, type Figure, runIfMain } from "./report.js";
 
 const TASK = "Say hello.";
+/** The bytes web_fetch's definition adds to the tools, measured when it became a default. */
+const WEB_FETCH_DEFINITION = 734;
 
 export async function firstRequestFigures(): Promise<Figure[]> {
   const fake = await startFakeAnthropic();
@@ -27,23 +29,25 @@ export async function firstRequestFigures(): Promise<Figure[]> {
       // fraction of what the task and the first tool results take, and paid again (from the
       // cache, at a tenth of the price) on every turn. It was 3,345 B before the agent tool was
       // offered by default (issue 46), which adds some 850 B; the target keeps 150 B of room.
+      // web_fetch joined a hosted model's default set (issue 54): each target was raised by its
+      // definition's measured size, 734 B (733 B and a comma), and by nothing else.
       {
         name: "first request: system prompt + tool definitions",
         value: fixedPart,
         unit: "B",
-        target: 4_352,
+        target: 4_352 + WEB_FETCH_DEFINITION,
       },
       {
         name: `first request: whole body (task "${TASK}")`,
         value: Number(first.headers["content-length"] ?? bytes(first.body)),
         unit: "B",
-        target: 4_608,
+        target: 4_608 + WEB_FETCH_DEFINITION,
       },
       {
         name: "first request in a git repository with one skill: whole body",
         value: Number(withSkill.headers["content-length"] ?? bytes(withSkill.body)),
         unit: "B",
-        target: 5_120,
+        target: 5_120 + WEB_FETCH_DEFINITION,
       },
     ];
   } finally {

@@ -19,7 +19,7 @@ import { listSessions, sessionsDirectory } from "./session/session-file.js";
 import { ignoredNotice, invocationOf } from "./skills/invocation.js";
 import { createProgress } from "./terminal/progress.js";
 import { loadMarkdownRenderer } from "./terminal/render.js";
-import { writeWrapped } from "./terminal/wrap.js";
+import { writeUsage, writeWrapped } from "./terminal/wrap.js";
 import { inSessionWorktree, takeWorktreeFlag } from "./worktrees/session-worktree.js";
 
 const VERSION = AGENTLOOP_BUILD.version;
@@ -62,7 +62,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   switch (command.command) {
     case "help":
-      process.stdout.write(`${USAGE}\n`);
+      writeUsage(process.stdout, USAGE);
       return EXIT.done;
     case "version":
       process.stdout.write(`agentloop ${VERSION}\n`);

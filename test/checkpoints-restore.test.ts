@@ -18,6 +18,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { IN_THE_SHELL } from "../src/checkpoints/command-place.js";
 import { checkpointData, createRecorder } from "../src/checkpoints/recorder.js";
 import {
   appendRecord,
@@ -51,25 +52,31 @@ function sessionIn(git: boolean) {
     sessionFile,
     `${JSON.stringify({ type: "session", version: 1, id: "s", cwd: work, model: "m", provider: "p", startedAt: new Date().toISOString() })}\n`,
   );
-  const recorder = createRecorder(checkpointData(join(root, "session"), work, process.env), work);
-  appendRecord(sessionFile, checkpointEvent(recorder.checkpoint(1, "change things")));
+  // The work tree's snapshot store is under agentloop's state directory: a throwaway one here.
+  const env = { ...process.env, XDG_STATE_HOME: join(root, "state") };
+  const recorder = createRecorder(checkpointData(join(root, "session"), work, env), work);
+  appendRecord(
+    sessionFile,
+    checkpointEvent(recorder.checkpoint(1, "change things"), "prompt", "1"),
+  );
   const fileTool = (path: string) => {
     const saved = recorder.saveBefore(path);
-    if (saved) appendRecord(sessionFile, savedEvent(saved, path));
+    if (saved) appendRecord(sessionFile, savedEvent(saved, "prompt", path));
   };
   const promptEnds = () => {
     const left = recorder.leave();
-    if (left) appendRecord(sessionFile, leftEvent(left));
+    if (left) appendRecord(sessionFile, leftEvent(left, "prompt"));
   };
   const rewind = () =>
     rewindSession({
       sessionFile,
       cwd: work,
-      env: process.env,
-      number: 1,
+      env,
+      name: "1",
       code: true,
       conversation: false,
       force: false,
+      place: IN_THE_SHELL,
     });
   return { root, work, binary, fileTool, promptEnds, rewind };
 }

@@ -141,7 +141,7 @@ describe("the REPL's commands", () => {
     await terminal.enter(
       "/sessions",
       new RegExp(
-        `${id}  \\S+ \\S+  claude-haiku-4-5  1 turns  list my sessions later  \\(this session\\)`,
+        `${id}  \\S+ \\S+  claude-haiku-4-5  1 turn  list my sessions later  \\(this session\\)`,
       ),
     );
     expect(await terminal.exit()).toBe(0);
@@ -182,15 +182,19 @@ describe("the REPL's commands", () => {
     expect(await terminal.exit()).toBe(0);
   });
 
-  it("/export writes the session as one HTML file in the working directory", async () => {
+  it("/export writes the session as one HTML file in its own folder, or where it is told", async () => {
     model.script([reply(text("Exported soon."))]);
     const sandbox = freshSandbox();
     const terminal = await startRepl(sandbox, model);
     await terminal.enter("say something", /Exported soon\./);
+    const { path } = onlySession(sandbox);
     const id = onlySession(sandbox).header?.id as string;
-    const file = join(sandbox.workspace, `agentloop-${id}.html`);
-    await terminal.enter("/export", /Wrote .*\.html \(1 request, 2 messages\)/);
+    // Beside the session's file, not in the work tree where it could be committed by accident.
+    const file = join(path.replace(/\.jsonl$/, ""), `agentloop-${id}.html`);
+    const wrote = await terminal.enter("/export", /Wrote .*\.html \(1 request, 2 messages\)/);
+    expect(wrote).toContain(`Wrote ${file} (`);
     expect(readFileSync(file, "utf8")).toMatch(/^<!doctype html>/i);
+    expect(readdirSync(sandbox.workspace)).toEqual([]);
     await terminal.enter("/export page.html", /Wrote .*page\.html/);
     expect(existsSync(join(sandbox.workspace, "page.html"))).toBe(true);
     expect(await terminal.exit()).toBe(0);

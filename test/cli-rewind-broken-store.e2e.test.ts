@@ -52,16 +52,23 @@ describe("agentloop rewind on a broken checkpoint store", () => {
     }
   }
 
+  /** The work tree's store of snapshots, shared by its sessions, under the state directory. */
+  function storeOf(sandbox: Sandbox): string {
+    const stores = join(sandbox.env.XDG_STATE_HOME as string, "agentloop", "checkpoints");
+    const [only] = readdirSync(stores).filter((name) => name.endsWith(".git"));
+    return join(stores, only as string);
+  }
+
   it.each([
-    ["deleted", (directory: string) => rmSync(join(directory, "checkpoints"), { recursive: true })],
-    ["damaged", (directory: string) => damageObjects(join(directory, "checkpoints", "shadow.git"))],
+    ["deleted", (sandbox: Sandbox) => rmSync(storeOf(sandbox), { recursive: true })],
+    ["damaged", (sandbox: Sandbox) => damageObjects(storeOf(sandbox))],
   ])(
     "says so in one sentence when the store was %s, and leaves no checkpoint behind",
     async (_, breakStore) => {
       const sandbox = freshSandbox();
       const directory = await sessionWithCheckpoint(sandbox);
       const sessionFile = `${directory}.jsonl`;
-      breakStore(directory);
+      breakStore(sandbox);
       const before = readFileSync(sessionFile, "utf8");
 
       for (let attempt = 0; attempt < 2; attempt++) {
@@ -69,7 +76,7 @@ describe("agentloop rewind on a broken checkpoint store", () => {
         expect(rewind.code).toBe(1);
         expect(rewind.stderr.trim().split("\n")).toEqual([
           expect.stringMatching(
-            /^agentloop: The checkpoints of this session cannot be read \(their store, .*checkpoints, was deleted or damaged\), so nothing was rewound; agentloop rewind 1 --conversation still takes the conversation back\.$/,
+            /^agentloop: The checkpoints of this session cannot be read \(their store, .*checkpoints\/work-[0-9a-f]+\.git, was deleted or damaged\), so nothing was rewound; agentloop rewind 1 --conversation still takes the conversation back\.$/,
           ),
         ]);
       }

@@ -50,6 +50,20 @@ describe("agentloop rewind", () => {
     readFileSync(join(sandbox.workspace, name), "utf8");
   const mode = (sandbox: Sandbox, name: string) =>
     (statSync(join(sandbox.workspace, name)).mode & 0o777).toString(8);
+  /** A session that changed things, after which the person rewrote edit.txt. */
+  const editedByThePersonAfterwards = async () => {
+    const sandbox = freshSandbox();
+    gitRepository(sandbox.workspace, ORIGINAL);
+    model.script(AGENT_AT_WORK);
+    expect((await cli(sandbox, ["--permission-mode", "yolo", "-p", "change things"])).code).toBe(0);
+    writeFileSync(join(sandbox.workspace, "edit.txt"), "the person's own words\n");
+    return sandbox;
+  };
+  /** The work tree's files, bytes and modes, without the repository's own .git. */
+  const workTree = (sandbox: Sandbox) =>
+    Object.fromEntries(
+      Object.entries(fingerprint(sandbox.workspace)).filter(([name]) => !name.startsWith(".git/")),
+    );
 
   it("undoes the file tools' and bash's changes in a git repository, leaving its .git as it was", async () => {
     const sandbox = freshSandbox();
@@ -78,11 +92,7 @@ describe("agentloop rewind", () => {
   }, 60_000);
 
   it("keeps and names a file the person edited after the session, and a rewind of the rewind puts the rest back", async () => {
-    const sandbox = freshSandbox();
-    gitRepository(sandbox.workspace, ORIGINAL);
-    model.script(AGENT_AT_WORK);
-    expect((await cli(sandbox, ["--permission-mode", "yolo", "-p", "change things"])).code).toBe(0);
-    writeFileSync(join(sandbox.workspace, "edit.txt"), "the person's own words\n");
+    const sandbox = await editedByThePersonAfterwards();
 
     const rewind = await cli(sandbox, ["rewind", "1", "--code", "--output-format", "json"]);
     expect(rewind.code).toBe(0);
@@ -107,8 +117,60 @@ describe("agentloop rewind", () => {
     const list = await cli(sandbox, ["rewind", "--list"]);
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/^ +1 .* change things +\(5 files: /m);
-    expect(list.stdout).toMatch(/^ +2 .* before rewind to 1 /m);
+    // A rewind is its own kind of entry: it does not take a prompt's number.
+    expect(list.stdout).toMatch(/^ +r1 .* rewind to before prompt 1 +\(4 files: /m);
+    expect(list.stdout).toMatch(/^ +r2 .* rewind to before rewind r1 /m);
+    expect(list.stdout).not.toMatch(/^ +2 /m);
   }, 60_000);
+
+  it("does the same rewind three times to the same files, and its printed undo puts back the state before it", async () => {
+    const sandbox = freshSandbox();
+    gitRepository(sandbox.workspace, { "app.py": "print('hello')\n" });
+    model.script([
+      reply(
+        toolUse("t1", "bash", {
+          command: "sed -i s/hello/HELLO/ app.py && echo generated > gen.txt",
+        }),
+      ),
+      reply(text("Generated.")),
+    ]);
+    expect((await cli(sandbox, ["--permission-mode", "yolo", "-p", "generate"])).code).toBe(0);
+    const beforeRewind = workTree(sandbox);
+    expect(beforeRewind["gen.txt"]).toBeDefined();
+
+    const runs = [];
+    for (let time = 0; time < 3; time += 1) {
+      const rewind = await cli(sandbox, ["rewind", "1", "--code"]);
+      expect(rewind.code).toBe(0);
+      runs.push({ stdout: rewind.stdout, files: workTree(sandbox) });
+    }
+    expect(runs[0]?.stdout).toMatch(/removed +gen\.txt/);
+    expect(runs[0]?.files["gen.txt"]).toBeUndefined();
+    expect(read(sandbox, "app.py")).toBe("print('hello')\n");
+    expect(runs[1]?.files).toEqual(runs[0]?.files);
+    expect(runs[2]?.files).toEqual(runs[0]?.files);
+    for (const run of runs.slice(1)) expect(run.stdout).not.toMatch(/restored|removed/);
+
+    // The undo the first rewind printed, run as printed, is the state before that rewind.
+    const undo = /To undo this rewind: (agentloop rewind [^\n]*)\./.exec(
+      runs[0]?.stdout ?? "",
+    )?.[1];
+    expect(undo).toBe("agentloop rewind r1 --code");
+    const undone = await cli(sandbox, (undo as string).split(" ").slice(1));
+    expect(undone.code).toBe(0);
+    expect(workTree(sandbox)).toEqual(beforeRewind);
+  }, 90_000);
+
+  it("leaves a file the person changed alone at every rewind, not only the first", async () => {
+    const sandbox = await editedByThePersonAfterwards();
+    // The second finds only the kept file left to restore, so it says it restored none (exit 1).
+    for (const exitCode of [0, 1]) {
+      const rewind = await cli(sandbox, ["rewind", "1", "--code"]);
+      expect(rewind.code).toBe(exitCode);
+      expect(rewind.stdout).toMatch(/left alone +edit\.txt \(changed since agentloop left it/);
+      expect(read(sandbox, "edit.txt")).toBe("the person's own words\n");
+    }
+  }, 90_000);
 
   it("takes the conversation back: after rewind 2 the next --continue sends nothing of prompt 2", async () => {
     const sandbox = freshSandbox();
@@ -194,7 +256,7 @@ describe("agentloop rewind", () => {
     );
     for (const [name, content] of Object.entries(many)) expect(read(sandbox, name)).toBe(content);
     expect(existsSync(join(checkpoints, "restore-journal.json"))).toBe(false);
-    expect(next.stdout).toMatch(/^ +2 .* before rewind to 1 /m);
+    expect(next.stdout).toMatch(/^ +r1 .* rewind to before prompt 1 /m);
   }, 90_000);
 
   it("says in one sentence, with exit code 2, that a checkpoint or a session does not exist", async () => {
@@ -204,9 +266,11 @@ describe("agentloop rewind", () => {
     expect(none.stderr).toMatch(/^agentloop: There is no session in .* to rewind\.\n$/);
     model.script([reply(text("Hello."))]);
     expect((await cli(sandbox, ["-p", "hello"])).code).toBe(0);
-    const wrong = await cli(sandbox, ["rewind", "7"]);
+    const wrong = await cli(sandbox, ["rewind", "99"]);
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toMatch(/There is no checkpoint 7: this session has 1 to 1/);
+    expect(wrong.stderr).toBe(
+      "agentloop: There is no prompt 99: this session has prompt 1 (agentloop rewind --list lists them).\n",
+    );
     const bad = await cli(sandbox, ["rewind", "two"]);
     expect(bad.code).toBe(2);
   }, 60_000);

@@ -66,6 +66,7 @@ describe("the command line", () => {
         "--permission-mode",
         "auto",
         "--allow-network",
+        "--writable-git-dir",
         "task",
       ],
       "/p",
@@ -82,9 +83,13 @@ describe("the command line", () => {
       cwd: "/p/sub",
       permissionMode: "auto",
       allowNetwork: true,
+      writableGitDir: true,
       prompt: "task",
     });
-    expect(parseCommandLine(["--continue"], "/p")).toMatchObject({ resume: { latest: true } });
+    expect(parseCommandLine(["--continue"], "/p")).toMatchObject({
+      resume: { latest: true },
+      writableGitDir: false,
+    });
     expect(parseCommandLine(["--dangerously-skip-permissions"], "/p")).toMatchObject({
       permissionMode: "yolo",
     });

@@ -13,9 +13,12 @@ let dir: string;
 let repo: string;
 let marker: string;
 
-const plainGit = (args: string[]) =>
-  execFileSync("git", args, { cwd: repo, stdio: ["ignore", "pipe", "pipe"] }).toString();
-const hardenedGit = (args: string[]) => gitSync(args, { cwd: repo, workTree: repo }).toString();
+const plainGit = (args: string[], input?: string) =>
+  execFileSync("git", args, { cwd: repo, input, stdio: ["pipe", "pipe", "pipe"] }).toString();
+const hardenedGit = (args: string[], input?: string) =>
+  gitSync(args, { cwd: repo, workTree: repo, input }).toString();
+const commit = (...args: string[]) =>
+  plainGit(["-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "--quiet", ...args]);
 /** Runs `args`, ignoring a failure: what matters is whether the planted command ran. */
 const attempt = (run: () => unknown) => {
   try {
@@ -48,7 +51,7 @@ const plant = (key: string, value: string) => plainGit(["config", key, value]);
 const touch = () => `touch ${marker}; cat`;
 
 /** Each setting, how to plant it, and a git command that runs it when planted. */
-const cases: Array<{ name: string; plant: () => void; trigger: () => string[] }> = [
+const cases: Array<{ name: string; plant: () => void; trigger: () => string[]; input?: string }> = [
   {
     name: "core.fsmonitor",
     plant: () => plant("core.fsmonitor", `touch ${marker}; false`),
@@ -91,6 +94,41 @@ const cases: Array<{ name: string; plant: () => void; trigger: () => string[] }>
     trigger: () => ["status", "--porcelain"],
   },
   {
+    name: "a credential helper",
+    plant: () => plant("credential.helper", `!touch ${marker}; true`),
+    trigger: () => ["credential", "fill"],
+    input: "protocol=https\nhost=example.com\n\n",
+  },
+  {
+    name: "a merge driver",
+    plant: () => {
+      writeFileSync(join(repo, ".gitattributes"), "a.txt merge=planted\n");
+      commit("-am", "two");
+      plainGit(["checkout", "--quiet", "-b", "other", "HEAD~1"]);
+      writeFileSync(join(repo, "a.txt"), "three\n");
+      commit("-am", "three");
+      plainGit(["checkout", "--quiet", "main"]);
+      plant("merge.planted.driver", `touch ${marker}; false`);
+    },
+    trigger: () => [
+      "-c",
+      "user.name=t",
+      "-c",
+      "user.email=t@localhost",
+      "merge",
+      "--no-edit",
+      "other",
+    ],
+  },
+  {
+    name: "a setting in config.worktree (extensions.worktreeConfig)",
+    plant: () => {
+      plant("extensions.worktreeConfig", "true");
+      plainGit(["config", "--worktree", "diff.external", `touch ${marker}`]);
+    },
+    trigger: () => ["diff"],
+  },
+  {
     name: "a post-checkout hook",
     plant: () => {
       const hook = join(repo, ".git", "hooks", "post-checkout");
@@ -115,12 +153,13 @@ describe("agentloop's own git runs nothing a repository's config names", () => {
   for (const each of cases) {
     it(`${each.name}: plain git runs it, the hardened git does not`, () => {
       each.plant();
-      attempt(() => plainGit(each.trigger()));
+      attempt(() => plainGit(each.trigger(), each.input));
       expect(existsSync(marker), "the plant works with plain git").toBe(true);
       rmSync(marker);
       rmSync(join(dir, "tree"), { recursive: true, force: true });
       attempt(() => plainGit(["worktree", "prune"]));
-      attempt(() => hardenedGit(each.trigger()));
+      attempt(() => plainGit(["merge", "--abort"]));
+      attempt(() => hardenedGit(each.trigger(), each.input));
       expect(existsSync(marker)).toBe(false);
     });
   }
@@ -131,6 +170,15 @@ describe("agentloop's own git runs nothing a repository's config names", () => {
     expect(plainGit(["var", "GIT_PAGER"]).trim()).toBe(`touch ${marker}`);
     expect(hardenedGit(["var", "GIT_PAGER"]).trim()).toBe("cat");
     expect(hardenedGit(["var", "GIT_EDITOR"]).trim()).toBe("true");
+  });
+
+  it("core.worktree in config.worktree cannot move the work tree either", () => {
+    const elsewhere = join(dir, "elsewhere");
+    mkdirSync(elsewhere);
+    plant("extensions.worktreeConfig", "true");
+    plainGit(["config", "--worktree", "core.worktree", elsewhere]);
+    expect(plainGit(["rev-parse", "--show-toplevel"]).trim()).toBe(elsewhere);
+    expect(hardenedGit(["rev-parse", "--show-toplevel"]).trim()).toBe(repo);
   });
 
   it("core.worktree cannot move the work tree elsewhere", () => {

@@ -65,7 +65,28 @@ describe("/goal in the REPL", () => {
       const names = onlySession(sandbox).entries.flatMap((entry) =>
         entry.type === "part" && entry.part === "goal" ? [entry.name] : [],
       );
-      expect(names).toEqual(["goal_set", "goal_check", "goal_cleared", "goal_set", "goal_cleared"]);
+      // The goal set and cleared before any prompt saw it did nothing, and is not recorded.
+      expect(names).toEqual(["goal_set", "goal_check", "goal_cleared"]);
+    } finally {
+      await model.close();
+    }
+  }, 60_000);
+
+  it("does not announce at the next prompt a goal set and cleared before it", async () => {
+    const model = await startFakeModel("anthropic");
+    try {
+      model.script([reply(text("Hello there."))]);
+      const sandbox = freshSandbox();
+      const terminal = await openRepl({
+        env: { ...sandbox.env, ...model.env() },
+        cwd: sandbox.workspace,
+      });
+      await terminal.enter(`/goal ${GOAL}`, /Goal set\./);
+      await terminal.enter("/goal clear", /Goal cleared\./);
+      const answer = await terminal.enter("hello", /Hello there\./);
+      expect(answer).not.toMatch(/goal set|goal cleared/);
+      await terminal.exit();
+      expect(model.requests().at(-1)?.body).not.toContain(GOAL);
     } finally {
       await model.close();
     }

@@ -3,7 +3,7 @@
 // summarise (shown as "Remembered: ..."), and turns already read are not sent again at the end.
 
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXTRACTION_MARK } from "../src/memory/extraction.js";
 import { memoryDirectory } from "../src/memory/store.js";
@@ -49,6 +49,8 @@ describe("memory in the REPL", () => {
       const listed = await terminal.enter("/memory", /preferences:/);
       expect(listed).toMatch(/\[m[0-9a-f]{6}\] The user wants short answers\. \(\d{4}-\d\d-\d\d/);
       expect(await terminal.exit()).toBe(0);
+      // The session's whole id, as agentloop view and --resume take it, not its first 8 characters.
+      expect(listed).toContain(`, session ${basename(onlySession(sandbox).path, ".jsonl")})`);
 
       // Once, before the compaction: nothing new was said after it.
       expect(extractions).toHaveLength(1);
@@ -56,6 +58,29 @@ describe("memory in the REPL", () => {
       expect(onlySession(sandbox).entries).toContainEqual(
         expect.objectContaining({ type: "part", part: "memory", name: "remembered" }),
       );
+    } finally {
+      await model.close();
+    }
+  }, 60_000);
+
+  it("says with memory off that it is off and how to turn it on, and still lists what is kept", async () => {
+    const model = await startFakeModel("anthropic");
+    try {
+      const sandbox = freshSandbox();
+      const settings = join(sandbox.env.XDG_CONFIG_HOME as string, "agentloop", "settings.json");
+      const terminal = await openRepl({
+        env: { ...sandbox.env, ...model.env() },
+        cwd: sandbox.workspace,
+      });
+      const off = await terminal.enter("/memory", /Nothing is remembered\./);
+      expect(off).not.toContain("Unknown command");
+      expect(off).toContain(
+        `Memory is off in this session: nothing is remembered or read. To turn it on, put "memory": true in ${settings}, or start agentloop with --memory.`,
+      );
+      expect(off).toContain(
+        `Memory index: ${join(memoryDirectory(sandbox.workspace, sandbox.env), "MEMORY.md")}`,
+      );
+      expect(await terminal.exit()).toBe(0);
     } finally {
       await model.close();
     }

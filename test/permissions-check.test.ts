@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -65,11 +66,31 @@ const toolCall = (name: string): ToolUseBlock => ({
 });
 
 describe("ask mode", () => {
-  it("runs a proven read-only command without asking", async () => {
+  it("runs a proven read-only command without asking, in the read-only sandbox", async () => {
     const { ask, questions } = answering();
-    const { check } = setup("ask", { ask });
+    const { check } = setup("ask", { ask, readOnlySandboxed: () => true });
     expect(await check("git status && ls -la | head")).toEqual({ allowed: true });
     expect(questions).toEqual([]);
+  });
+
+  it("asks about git, saying why, where no sandbox would hold what it runs", async () => {
+    const { ask, questions } = answering("yes");
+    const { check } = setup("ask", { ask, readOnlySandboxed: () => false });
+    expect(await check("ls -la | head")).toEqual({ allowed: true });
+    expect(await check("git -C sub log --oneline")).toEqual({ allowed: true });
+    expect(questions.map((question) => question.reason)).toEqual([
+      '"git log --oneline" could run a command the repository\'s git config names, and there is no sandbox to run it in',
+    ]);
+  });
+
+  it("asks before a git command that writes git state, as before", async () => {
+    const { ask, questions } = answering("yes");
+    const { check, workspace } = setup("ask", { ask, readOnlySandboxed: () => true });
+    execFileSync("git", ["init", "--quiet", workspace]);
+    expect(await check("git commit -m wip")).toEqual({ allowed: true });
+    expect(questions.map((question) => question.reason)).toEqual([
+      '"git commit -m wip" is not known to be read-only',
+    ]);
   });
 
   it("without a terminal, denies a destructive command and says how to change that", async () => {
@@ -182,6 +203,51 @@ describe("auto mode", () => {
       reason:
         'Permission denied: "git reset --hard HEAD~3" discards uncommitted changes, and auto mode does not ask for approval. Do it another way, or ask the user to run it or to start agentloop with --permission-mode ask.',
     });
+  });
+
+  it("refuses a command that writes the repository's git state, saying why and how to allow it", async () => {
+    const env = { XDG_CONFIG_HOME: "/home/dev/.config" };
+    const { check, workspace } = setup("auto", { env });
+    execFileSync("git", ["init", "--quiet", workspace]);
+    const refusal = {
+      allowed: false,
+      reason:
+        'Permission denied: "git add ." writes the repository\'s .git, which is read-only in the sandbox because a repository\'s git config can name commands that would run outside it; the user can allow it with "sandbox": {"writableGitDir": true} in their own settings (/home/dev/.config/agentloop/settings.json), or run agentloop with --permission-mode ask.',
+    };
+    expect(await check("git add .")).toEqual(refusal);
+    expect(await check("echo x > f && sh -c 'git add .'")).toEqual(refusal);
+    for (const writer of [
+      "git commit -am wip",
+      "git -C . stash",
+      "git checkout -b topic",
+      "git config core.fsmonitor true",
+      "git worktree add ../elsewhere",
+      "git restore --staged f",
+      "git tag v1",
+      "git branch -D old",
+      "git apply --index fix.patch",
+    ]) {
+      expect(await check(writer), writer).toMatchObject({ allowed: false });
+    }
+    for (const reader of [
+      "git status",
+      "git log -p",
+      "git branch --list",
+      "git stash list",
+      "git config --get user.name",
+      "git config --global alias.st status",
+      "git apply fix.patch",
+      "git diff > change.patch",
+    ]) {
+      expect(await check(reader), reader).toEqual({ allowed: true });
+    }
+  });
+
+  it("leaves git's writes to the sandbox outside a repository, and with writableGitDir", async () => {
+    expect(await setup("auto").check("git add . && git commit -m x")).toEqual({ allowed: true });
+    const { check, workspace } = setup("auto", { writableGitDir: true });
+    execFileSync("git", ["init", "--quiet", workspace]);
+    expect(await check("git add . && git commit -m x")).toEqual({ allowed: true });
   });
 
   it("still denies the built-in deny list", async () => {

@@ -71,6 +71,14 @@ const table: [string, Expected, string][] = [
   ["git push --force", "flagged", 'matches the ask rule "git push"'],
   ["git clean -fdx", "flagged", '"git clean -fdx" deletes untracked files'],
   ["git -c core.pager=less log", "ask", "is run with git -c"],
+  ["git -c alias.st='!touch x' st", "ask", "is run with git -c"],
+  ["git --config-env=core.pager=EVIL log", "ask", "is run with git --config-env"],
+  ["git --exec-path=/tmp/planted status", "ask", "is run with git --exec-path"],
+  ["GIT_PAGER='touch x' git log", "ask", "sets GIT_PAGER, which changes how commands run"],
+  ["GIT_DIR=/tmp/x git status", "ask", "sets GIT_DIR, which changes how commands run"],
+  ["env GIT_CONFIG_COUNT=1 git log", "ask", "is run with GIT_CONFIG_COUNT=1"],
+  // Read-only wherever it looks: ask mode runs it in the read-only sandbox.
+  ["git -C ../other log --oneline", "allow", '"git log --oneline" is read-only'],
   ["git commit -m 'wip'", "ask", "\"git commit -m 'wip'\" is not known to be read-only"],
   // the rest of the built-in list
   ["sudo ls", "deny", '"sudo ls" runs a command as another user'],

@@ -20,7 +20,10 @@ import {
 import { rememberAllowRules } from "../src/permissions/local-rules.js";
 import { approveProjectSettings } from "../src/permissions/project-approval.js";
 import { loadPermissionRules } from "../src/permissions/rules.js";
-import { chooseToolNames } from "../src/tools/tool-set.js";
+import { chooseTools } from "../src/tools/tool-set.js";
+
+const chooseToolNames = async (input: Parameters<typeof chooseTools>[0]) =>
+  (await chooseTools(input)).names;
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "agentloop-project-settings-")));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -65,6 +68,7 @@ describe("a project's settings before the person trusts them", () => {
       "edit",
       "skill",
       "agent",
+      "web_fetch",
       "web_search",
     ]);
     expect(await chooseAgentDepth(s)).toBe(1);

@@ -16,6 +16,8 @@ const input: SeatbeltInput = {
   allowNetwork: false,
   workspace: "/Users/dev/project",
   scratch: "/Users/dev/.local/state/agentloop/scratch/run-x1",
+  gitPaths: ["/Users/dev/project/.git"],
+  writableGitDir: false,
   hidden: ["/Users/dev/.ssh", "/Users/dev/.netrc", "/Users/dev/Library/Keychains"],
   sockets: ["/Users/dev/.colima", "/private/var/run/docker.sock"],
 };
@@ -50,7 +52,8 @@ describe("the Seatbelt profile", () => {
       // Only the devices a shell writes to are named in the profile itself.
       expect(profile).not.toMatch(/"\/(?!dev\/(null|zero|stdout|stderr|fd)")/);
       expect(new Set(referenced(profile))).toEqual(new Set(Object.keys(parameters)));
-      for (const path of [input.workspace, input.scratch, ...input.hidden, ...input.sockets]) {
+      const paths = [input.workspace, input.scratch, ...input.gitPaths, ...input.hidden];
+      for (const path of [...paths, ...input.sockets]) {
         expect(profile).not.toContain(path);
       }
     },
@@ -75,6 +78,25 @@ describe("the Seatbelt profile", () => {
     const last = rules[rules.length - 1] as string;
     expect(last).toMatch(/^\(deny file-read\* file-write\* /);
     expect(referenced(last).map((name) => parameters[name])).toEqual(input.hidden);
+  });
+
+  it("keeps the repository's git state unwritable after allowing the workspace, the credentials last", () => {
+    const { profile, parameters } = seatbeltProfile(input);
+    const denied = /^\(deny file-write\* (.*)\)$/m.exec(profile)?.[1] ?? "";
+    expect(referenced(denied).map((name) => parameters[name])).toEqual(input.gitPaths);
+    const allowed = profile.indexOf("(allow file-write* ");
+    expect(allowed).toBeGreaterThan(-1);
+    expect(profile.indexOf(denied)).toBeGreaterThan(allowed);
+    expect(profile.indexOf(denied)).toBeLessThan(profile.indexOf("(deny file-read* file-write*"));
+  });
+
+  it("lets the git state be written only where the workspace is, with writableGitDir", () => {
+    const open = seatbeltProfile({ ...input, writableGitDir: true });
+    const writes = /^\(allow file-write\* (.*)\)$/m.exec(open.profile)?.[1] ?? "";
+    expect(referenced(writes).map((name) => open.parameters[name])).toContain(input.gitPaths[0]);
+    expect(open.profile).not.toMatch(/^\(deny file-write\* /m);
+    const readOnly = seatbeltProfile({ ...input, writable: false, writableGitDir: true });
+    expect(readOnly.profile).toMatch(/^\(deny file-write\* /m);
   });
 
   it("lets read-only commands write to the scratch directory alone", () => {
@@ -112,6 +134,8 @@ describe("the Seatbelt sandbox's command line", () => {
       allowNetwork: false,
       workspace,
       scratch: join(real, "scratch"),
+      gitPaths: [],
+      writableGitDir: false,
       hidden: HIDDEN_FROM_COMMANDS.map((path) => join(home, path)),
       sockets: [],
     }).profile;
@@ -132,5 +156,12 @@ describe("the Seatbelt sandbox's command line", () => {
     expect(Object.values(defines).filter((value) => value.includes(linked))).toEqual([]);
     expect(Object.values(defines)).toContain(join(home, ".ssh"));
     expect(Object.values(defines)).toContain(join(home, "Library/Keychains"));
+  });
+
+  it("names the git directory of the workspace's repository, found at each command", () => {
+    expect(Object.keys(defines).filter((name) => name.startsWith("GIT_"))).toEqual([]);
+    mkdirSync(join(workspace, ".git"));
+    const again = sandbox.wrap(["true"], { cwd: workspace });
+    expect(again).toContain(`-DGIT_0=${join(workspace, ".git")}`);
   });
 });

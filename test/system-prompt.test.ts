@@ -118,7 +118,10 @@ describe("the environment section", () => {
       "Today is 2026-12-01; platform linux, shell bash; not a git repository.",
     );
     expect(section).toContain(
-      "writes only in the workspace and temp, no network (unless --allow-network)",
+      "writes only in the workspace (not its .git) and temp, no network (unless --allow-network)",
+    );
+    expect(environmentSection(cwd, { ...facts, mode: "auto", writableGitDir: true })).toContain(
+      "writes only in the workspace and temp,",
     );
     expect(section).toContain(
       "- Read a file before editing it; prefer edit to write; run the tests to check your work.",

@@ -43,12 +43,9 @@ describe("the words of a permission question", () => {
       rules: [],
     });
     expect(question.headline).toBe("Allow bash to run these 3 lines?");
-    expect(question.detail).toEqual([
-      "mkdir out",
-      "cd out",
-      "touch a.txt",
-      '("mkdir out" is not known to be read-only)',
-    ]);
+    // The command is code, left as it is; the reason is words, wrapped to the terminal.
+    expect(question.code).toEqual(["mkdir out", "cd out", "touch a.txt"]);
+    expect(question.detail).toEqual(['("mkdir out" is not known to be read-only)']);
   });
 
   it("offers yes and no only when no rule can be remembered", () => {
@@ -70,7 +67,7 @@ describe("the words of a permission question", () => {
       rules: ["tool:edit"],
     });
     expect(question.headline).toBe("Allow edit of a.txt?");
-    expect(question.detail).toEqual(["@@ -1 +1 @@", "-old", "+new"]);
+    expect(question.code).toEqual(["@@ -1 +1 @@", "-old", "+new"]);
   });
 
   it("shows each argument of another tool's call on a line, a long one cut", () => {
@@ -80,8 +77,8 @@ describe("the words of a permission question", () => {
       rules: ["tool:mcp__notes__save"],
     });
     expect(question.headline).toBe("Allow a call to mcp__notes__save?");
-    expect(question.detail[0]).toBe('title: "plan"');
-    expect(question.detail[1]).toMatch(/^body: "x+…$/);
-    expect(question.detail[1]).toHaveLength(200);
+    expect(question.code?.[0]).toBe('title: "plan"');
+    expect(question.code?.[1]).toMatch(/^body: "x+…$/);
+    expect(question.code?.[1]).toHaveLength(200);
   });
 });

@@ -6,7 +6,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../src/core/errors.js";
-import { chooseToolNames } from "../src/tools/tool-set.js";
+import { chooseTools } from "../src/tools/tool-set.js";
+
+const chooseToolNames = async (input: Parameters<typeof chooseTools>[0]) =>
+  (await chooseTools(input)).names;
 
 /**
  * A workspace whose project settings are `settings`, which the person's own settings allow
@@ -26,17 +29,12 @@ function workspaceWithSettings(settings: object | null) {
 }
 
 describe("choosing the tool set", () => {
-  it("gives bash, the three file tools, skill, agent and web_search by default", async () => {
+  it("gives bash, the three file tools, skill, agent, web_fetch and web_search by default", async () => {
     const where = workspaceWithSettings(null);
-    expect(await chooseToolNames({ flag: undefined, ...where })).toEqual([
-      "bash",
-      "read",
-      "write",
-      "edit",
-      "skill",
-      "agent",
-      "web_search",
-    ]);
+    expect(await chooseTools({ flag: undefined, ...where })).toEqual({
+      names: ["bash", "read", "write", "edit", "skill", "agent", "web_fetch", "web_search"],
+      chosen: false,
+    });
   });
 
   it("offers todo_write by default only to a local model, and to others when chosen", async () => {
@@ -72,18 +70,24 @@ describe("choosing the tool set", () => {
     ]);
   });
 
-  it("offers web_search by default to a hosted model only, and web_fetch only when chosen", async () => {
+  it("offers web_fetch and web_search by default to a hosted model only, to a local one when chosen", async () => {
     const where = workspaceWithSettings(null);
     const byDefault = await chooseToolNames({ flag: undefined, ...where });
-    expect(byDefault).not.toContain("web_fetch");
+    expect(byDefault).toContain("web_fetch");
     expect(byDefault).toContain("web_search");
     const local = await chooseToolNames({ flag: undefined, localModel: true, ...where });
     expect(local).not.toContain("web_search");
-    expect(await chooseToolNames({ flag: ["read", "web_fetch", "web_search"], ...where })).toEqual([
-      "read",
-      "web_fetch",
-      "web_search",
-    ]);
+    expect(local).not.toContain("web_fetch");
+    const named = { flag: ["read", "web_fetch", "web_search"], localModel: true, ...where };
+    expect(await chooseTools(named)).toEqual({
+      names: ["read", "web_fetch", "web_search"],
+      chosen: true,
+    });
+    const fromSettings = workspaceWithSettings({ tools: ["bash", "web_fetch"] });
+    expect(await chooseTools({ flag: undefined, ...fromSettings })).toEqual({
+      names: ["bash", "web_fetch"],
+      chosen: true,
+    });
   });
 
   it("turns web search off with a tools list that leaves it out, from --tools or the settings", async () => {

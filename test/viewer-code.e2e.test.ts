@@ -16,6 +16,7 @@ import type { StepSources } from "../src/core/step-sources.js";
 import { launchChromium } from "./support/chromium.js";
 import { freshSandbox, runCli, type Sandbox, startFakeModel } from "./support/cli-harness.js";
 import { reply, text, toolUse } from "./support/fake-anthropic-server.js";
+import { gitRepository } from "./support/git-workspace.js";
 
 const repository = new URL("../", import.meta.url).pathname;
 const fixture = readFileSync(new URL("./fixtures/viewer-session.jsonl", import.meta.url), "utf8");
@@ -162,6 +163,71 @@ describe("the viewer shows the code behind each step", () => {
     expect(await page.locator("#code .beat .transition").allTextContents()).toEqual([
       "transition_reason: tool_result",
     ]);
+    await page.close();
+  });
+
+  it("marks with ⋮ each place an excerpt leaves lines out, and nowhere else", async () => {
+    const page = await open(sessionPage);
+    const numbers = await page
+      .locator("#code pre.code")
+      .evaluateAll((blocks) =>
+        blocks.map((block) =>
+          [...block.querySelectorAll(".number")].map((number) => number.textContent ?? ""),
+        ),
+      );
+    let gaps = 0;
+    for (const column of numbers) {
+      for (const [index, shown] of column.entries()) {
+        if (index === 0) continue;
+        const before = column[index - 1] as string;
+        if (shown === "⋮") {
+          gaps += 1;
+          // A ⋮ stands between two numbered lines that do not follow each other.
+          const after = Number(column[index + 1]);
+          expect(after - Number(before)).toBeGreaterThan(1);
+        } else if (before !== "⋮") {
+          expect(Number(shown), column.join(" ")).toBe(Number(before) + 1);
+        }
+      }
+    }
+    // The loop's excerpts hold the anchors of their neighbouring steps, which are left out.
+    expect(gaps).toBeGreaterThan(0);
+    await page.close();
+  });
+
+  it("explains a rewind's own records with the rewind's code, not the file tools'", async () => {
+    const sandbox = freshSandbox();
+    gitRepository(sandbox.workspace, { "app.py": "print('hello')\n" });
+    const model = await startFakeModel("anthropic");
+    try {
+      model.script([
+        reply(toolUse("t1", "bash", { command: "echo changed > app.py && echo made > gen.txt" })),
+        reply(text("Changed.")),
+      ]);
+      const env = { ...sandbox.env, ...model.env() };
+      const cli = (args: string[]) => runCli(args, { env, cwd: sandbox.workspace });
+      expect((await cli(["--permission-mode", "yolo", "-p", "change it"])).code).toBe(0);
+      expect((await cli(["rewind", "1", "--code"])).code).toBe(0);
+      expect((await cli(["view", "--export", "rewound.html"])).code).toBe(0);
+    } finally {
+      await model.close();
+    }
+    const page = await open(join(sandbox.workspace, "rewound.html"));
+    await page.keyboard.press("End");
+    const shown = await excerpts(page);
+    const rewinds = shown.filter((excerpt) => excerpt.key?.startsWith("checkpoints.rewind"));
+    expect(rewinds.map((excerpt) => [excerpt.key, excerpt.functionName])).toEqual([
+      ["checkpoints.rewind_checkpoint", "rewindSession"],
+      ["checkpoints.rewind_saved", "rewindSession"],
+      ["checkpoints.rewind_saved", "rewindSession"],
+      ["checkpoints.rewind_left", "rewindSession"],
+      ["checkpoints.rewind", "rewindSession"],
+    ]);
+    expect(shown.map((excerpt) => excerpt.key)).not.toContain("checkpoints.file_saved");
+    // A key shows its lines once (the second save names them as shown above).
+    const withLines = rewinds.filter((excerpt) => excerpt.highlighted !== undefined);
+    expect(withLines).toHaveLength(4);
+    expect(withLines.filter((excerpt) => !excerpt.real)).toEqual([]);
     await page.close();
   });
 

@@ -173,7 +173,13 @@ describe("the viewer's timeline", () => {
   it("sends, after a rewind of the conversation, the history of the checkpoint it went back to", () => {
     const part = (event: PartEvent) => JSON.stringify({ ...event, at });
     const checkpoint = (number: number) =>
-      part(checkpointEvent({ number, at, prompt: `prompt ${number}`, tree: null }));
+      part(
+        checkpointEvent(
+          { number, at, prompt: `prompt ${number}`, tree: null },
+          "prompt",
+          `${number}`,
+        ),
+      );
     const rewind = (to: number, conversation: boolean) =>
       part(rewindEvent({ to, code: true, conversation, undo: 9 }, `rewound to ${to}`));
     const { steps, messages, contexts } = timelineOf(

@@ -200,4 +200,23 @@ describe("web_fetch through the CLI", () => {
     expect((await run(sandbox, ["--permission-mode", "auto"])).code).toBe(0);
     expect(resultsSent(again)[0]).toContain("Title: The Manual");
   });
+
+  it("is offered without --tools to a hosted model: a headless run fetches a page the settings allow", async () => {
+    const sandbox = freshSandbox();
+    userSettings(sandbox, {
+      webFetch: { allowHosts: [`127.0.0.1:${docs.port}`] },
+      permissions: { allow: ["web_fetch(domain:127.0.0.1)"] },
+    });
+    const url = `${docs.origin}/manual`;
+    model.script([reply(toolUse("f1", "web_fetch", { url })), reply(text("Read."))]);
+    const before = model.requestCount();
+    const result = await runCli(["--permission-mode", "auto", "-p", "read this page"], {
+      env: { ...sandbox.env, ...model.env() },
+      cwd: sandbox.workspace,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const tools = JSON.parse(model.requests()[before]?.body ?? "{}").tools as { name: string }[];
+    expect(tools.map((tool) => tool.name)).toContain("web_fetch");
+    expect(resultsSent(before)[0]).toContain("Title: The Manual");
+  });
 });

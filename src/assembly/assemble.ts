@@ -30,6 +30,7 @@ import type { Provider } from "../providers/provider.js";
 import type { ModelSettings, ProviderHooks } from "../providers/provider-options.js";
 import { chooseThinking } from "../providers/thinking-options.js";
 import { workspaceEnvironment } from "../providers/workspace-env.js";
+import { readSandboxSettings } from "../sandbox/sandbox-settings.js";
 import { type AgentSession, createAgentSession } from "../session/agent-session.js";
 import { sessionsDirectory } from "../session/session-file.js";
 import { buildSystemPrompt } from "../session/system-prompt.js";
@@ -37,7 +38,7 @@ import { findSkills } from "../skills/find-skills.js";
 import { createLoadedSkills } from "../skills/loaded-skills.js";
 import { readProjectMemory } from "../skills/project-memory.js";
 import { skillsInHistory } from "../skills/skills-in-history.js";
-import { chooseToolNames } from "../tools/tool-set.js";
+import { chooseTools } from "../tools/tool-set.js";
 import { createToolbox } from "../tools/toolbox.js";
 import { afterStartUp } from "./after-start-up.js";
 import { createBuiltInTools } from "./built-in-tools.js";
@@ -129,14 +130,17 @@ export async function assembleSession(
     ask: mode === "ask" ? io.approveProjectSettings : undefined,
     onNotice: notice,
   });
-  const [names, rules] = await Promise.all([
-    chooseToolNames({
+  const [{ names, chosen: toolsChosen }, rules, sandboxSettings] = await Promise.all([
+    chooseTools({
       flag: options.tools,
       ...where,
       localModel: resolved.protocol === "local",
     }),
     loadPermissionRules(where),
+    readSandboxSettings(options.cwd, userEnv),
   ]);
+  if (sandboxSettings.ignored) notice(sandboxSettings.ignored);
+  const writableGitDir = options.writableGitDir === true || sandboxSettings.writableGitDir;
   const redact = createRedactor(secretValues(env));
   // Beside the session file, in the directory of the session that started them.
   const background = createBackgroundPart({
@@ -152,6 +156,7 @@ export async function assembleSession(
     names,
     stateDirectory: stateDirectory(userEnv),
     switchable: interactive,
+    writableGitDir,
     secretNames: resolved.apiKeyEnv ? [resolved.apiKeyEnv] : [],
     redact,
     startBackground: names.includes("bash") ? background.tasks.start : undefined,
@@ -225,6 +230,7 @@ export async function assembleSession(
     cwd: options.cwd,
     env: userEnv,
     toolNames: names,
+    toolsChosen,
     mcpConfigFiles: options.mcpConfigFiles,
     modes,
     rules,
@@ -278,6 +284,8 @@ export async function assembleSession(
     rules,
     ask: io.askPermission,
     scratch: builtIns.scratch ? [builtIns.scratch] : [],
+    readOnlySandboxed: builtIns.readOnlySandboxed,
+    writableGitDir,
   });
   let startUpOver: Promise<void> | undefined;
   const toolbox = createToolbox(
@@ -298,7 +306,14 @@ export async function assembleSession(
   const childTools = childToolsOf({
     builtIns,
     parts,
-    permissions: { planFile: plan.file, workspace: options.cwd, rules, ask: io.askPermission },
+    permissions: {
+      planFile: plan.file,
+      workspace: options.cwd,
+      rules,
+      ask: io.askPermission,
+      readOnlySandboxed: builtIns.readOnlySandboxed,
+      writableGitDir,
+    },
     hooks: toolHooks,
   });
   const compactionFor = (sessionId: string) =>
@@ -315,6 +330,7 @@ export async function assembleSession(
   const facts = {
     mode,
     allowNetwork: options.allowNetwork,
+    writableGitDir,
     toolNames: toolbox.definitions.map((tool) => tool.name),
     env: userEnv,
     instructions: memory.text,

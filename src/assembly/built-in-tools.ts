@@ -1,6 +1,7 @@
 // The tools every session is built on, s01's bash and s02's file tools, under the permission
-// mode: the sandbox each mode runs commands in (proven when the mode is first used), the mode
-// switch plan mode drives, the permission check, and a fresh set for each subagent.
+// mode: the sandbox each mode runs commands in (proven when the mode is first used; in ask mode
+// the read-only one, for the commands that go unasked), the mode switch plan mode drives, the
+// permission check, and a fresh set for each subagent.
 
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -32,6 +33,8 @@ export interface BuiltInSetup {
   stateDirectory: string;
   /** The mode may change while the session runs (a person can enter plan mode). */
   switchable: boolean;
+  /** The person's `"sandbox": {"writableGitDir": true}`: sandboxed commands may write .git. */
+  writableGitDir: boolean;
   /** What bash is told of secrets: the API key's variable, and how to redact values. */
   secretNames: string[];
   redact: (text: string) => string;
@@ -50,6 +53,11 @@ export interface BuiltInTools {
   planWrite: Tool | null;
   /** The scratch directory sandboxed commands share, when a mode with a sandbox may be used. */
   scratch: string | undefined;
+  /**
+   * Whether ask mode's unasked commands run in the read-only sandbox: once `ready`, false only
+   * where that sandbox cannot start (then the permission check asks about git).
+   */
+  readOnlySandboxed(): boolean;
   /**
    * A child's own bash, read, write and edit under `mode`, its sandbox proven first; with
    * `workspace` (a child's git worktree) they work there, and so does its sandbox.
@@ -71,7 +79,7 @@ export function createBuiltInTools(setup: BuiltInSetup): BuiltInTools {
     scratch = mkdtempSync(join(scratchRoot, "run-"));
     return scratch;
   };
-  if (sandboxFor(mode) || setup.switchable) scratchDirectory();
+  if (sandboxFor(mode) || mode === "ask" || setup.switchable) scratchDirectory();
   // The sandboxes proven so far, writable or not; a mode is used only once its sandbox is here.
   const sandboxes = new Map<boolean, Sandbox>();
   const sandboxOptions = (workspace: string, writable: boolean): SandboxOptions => ({
@@ -79,20 +87,38 @@ export function createBuiltInTools(setup: BuiltInSetup): BuiltInTools {
     writable,
     allowNetwork: setup.allowNetwork,
     tmpDir: scratchDirectory(),
+    writableGitDir: setup.writableGitDir,
   });
+  // Whether ask mode tried its sandbox already: where it cannot start, ask mode goes on without.
+  let askTried = false;
   const prepare = async (next: PermissionMode) => {
-    const shape = sandboxFor(next);
+    // Ask mode runs what it does not ask about in the read-only sandbox, where it can start.
+    const forAsk = next === "ask" && !askTried;
+    const shape = sandboxFor(next) ?? (forAsk ? { writable: false } : null);
     if (!shape || sandboxes.has(shape.writable)) return;
+    askTried ||= forAsk;
     const sandbox = sandboxOptions(cwd, shape.writable);
     const check = await checkSandbox(sandbox);
-    if (!check.ok) throw new ConfigError(check.reason);
-    sandboxes.set(shape.writable, createSandbox(sandbox));
+    if (check.ok) sandboxes.set(shape.writable, createSandbox(sandbox));
+    else if (!forAsk) throw new ConfigError(check.reason);
   };
   const modes = createModeSwitch(mode, prepare);
-  const sandboxOf = (under: PermissionMode) => {
+  /**
+   * The sandbox `command` runs in under `mode`, of those `proven` (around the session's
+   * workspace or a child's): the mode's own; in ask mode the read-only one for a command that
+   * provably changes nothing (and for a warm shell, made before its command is known); else none.
+   */
+  const sandboxOf = (
+    under: PermissionMode,
+    command: string | undefined,
+    proven: (writable: boolean) => Sandbox | undefined = (writable) => sandboxes.get(writable),
+  ) => {
     const shape = sandboxFor(under);
-    if (!shape) return null;
-    const sandbox = sandboxes.get(shape.writable);
+    if (!shape) {
+      const unasked = under === "ask" && (command === undefined || isReadOnlyCommand(command));
+      return unasked ? (proven(false) ?? null) : null;
+    }
+    const sandbox = proven(shape.writable);
     // The mode changes only once its sandbox is proven: a command never runs outside it.
     if (!sandbox) throw new Error(`The ${under} mode's sandbox was not started.`);
     return sandbox;
@@ -110,9 +136,14 @@ export function createBuiltInTools(setup: BuiltInSetup): BuiltInTools {
     secretNames: setup.secretNames,
     redact: setup.redact,
     // The sandbox of the mode the command runs in, read at each command.
-    wrap: (argv, context) => sandboxOf(modes.current())?.wrap(argv, context) ?? argv,
+    wrap: (argv, context) =>
+      sandboxOf(modes.current(), context.command)?.wrap(argv, context) ?? argv,
+    // Only a mode's own sandbox: what a command in ask mode leaves running may be meant to.
     get endLeftovers() {
-      return sandboxOf(modes.current())?.endsLeftovers === false;
+      return (
+        sandboxFor(modes.current()) !== null &&
+        sandboxOf(modes.current(), undefined)?.endsLeftovers === false
+      );
     },
     tempDir: scratch,
     startBackground: setup.startBackground,
@@ -141,21 +172,27 @@ export function createBuiltInTools(setup: BuiltInSetup): BuiltInTools {
     tools,
     planWrite: chosen.includes("write") ? null : make("write", bashOptions, reads),
     scratch,
+    readOnlySandboxed: () => sandboxes.has(false),
     // Each child gets tools of its own (its shell's directory, its reads), under its mode: the
     // session's sandbox for that mode, proven once, and no background tasks of its own.
     async childBuiltIns(under, workspace = cwd) {
       await prepare(under);
-      const shared = sandboxOf(under);
-      // The same kind of sandbox, proven above, around the child's own tree.
-      const sandbox =
-        shared && workspace !== cwd
-          ? createSandbox(sandboxOptions(workspace, sandboxFor(under)?.writable ?? false))
-          : shared;
+      // The same kinds of sandbox, proven above, around the child's own tree.
+      const own = new Map<boolean, Sandbox>();
+      const proven = (writable: boolean) => {
+        const shared = sandboxes.get(writable);
+        if (!shared || workspace === cwd) return shared;
+        const made = own.get(writable) ?? createSandbox(sandboxOptions(workspace, writable));
+        own.set(writable, made);
+        return made;
+      };
+      const modeSandbox = sandboxFor(under) ? sandboxOf(under, undefined, proven) : null;
       const bash: BashOptions = {
         ...bashOptions,
         cwd: workspace,
-        wrap: sandbox?.wrap,
-        endLeftovers: sandbox ? !sandbox.endsLeftovers : false,
+        wrap: (argv, context) =>
+          sandboxOf(under, context.command, proven)?.wrap(argv, context) ?? argv,
+        endLeftovers: modeSandbox ? !modeSandbox.endsLeftovers : false,
         tempDir: scratch,
         startBackground: undefined,
       };

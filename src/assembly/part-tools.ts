@@ -34,11 +34,11 @@ export function chainToolHooks(parts: readonly SessionPart[]): ToolCallHooks | u
   const chain = parts.flatMap((part) => (part.toolHooks ? [part.toolHooks] : []));
   if (chain.length <= 1) return chain[0];
   return {
-    async beforeCall(call, signal) {
+    async beforeCall(call, signal, tool) {
       let input = call.input;
       let permission: Awaited<ReturnType<ToolCallHooks["beforeCall"]>> = {};
       for (const hooks of chain) {
-        const said = await hooks.beforeCall({ ...call, input }, signal);
+        const said = await hooks.beforeCall({ ...call, input }, signal, tool);
         if ("block" in said) return said;
         input = said.input ?? input;
         permission = said.permission ? said : permission;

@@ -27,6 +27,8 @@ export interface PartContext {
   /** The real environment: where the user's settings, skills, agents and approvals are. */
   env: NodeJS.ProcessEnv;
   toolNames: readonly ToolName[];
+  /** The person named the tools (--tools, a settings file) rather than taking the default set. */
+  toolsChosen: boolean;
   mcpConfigFiles: string[];
   modes: ModeSwitch;
   /** The session's permission rules, as read at start; "always" answers are added to them. */
@@ -166,7 +168,10 @@ export const SESSION_PARTS: readonly PartEntry[] = [
       if (!fetch && !search) return null;
       const { startWebPart } = await import("../web/start.js");
       const { rules } = context;
-      return startWebPart({ ...context, rules, mode: context.modes.current, fetch, search });
+      // A subagent fetches only when the person named web_fetch: it is not in a child's default.
+      const fetchForChild = fetch && context.toolsChosen;
+      const mode = context.modes.current;
+      return startWebPart({ ...context, rules, mode, fetch, fetchForChild, search });
     },
   },
   {

@@ -30,6 +30,11 @@ export interface SessionOptions {
   /** A permission mode's name; default ask where a person can answer, else auto. */
   permissionMode: string | undefined;
   allowNetwork: boolean;
+  /**
+   * Sandboxed commands may write the repository's .git (--writable-git-dir), whatever the
+   * user's settings say; a batch gives it to the clones it made itself.
+   */
+  writableGitDir?: boolean;
   /** Memory across sessions on (--memory), whatever the user's settings say. */
   memory?: boolean;
   /** The goal the session works toward, and its judge (--goal, --goal-model, --goal-max-turns). */

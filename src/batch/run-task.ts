@@ -169,7 +169,15 @@ async function setUpAndRun(
       XDG_STATE_HOME: join(options.directory, "state"),
       [PARENT_PID_VARIABLE]: String(process.pid),
     },
-    argv: [...options.agent.argv, ...agentFlags(options, model), "--cwd", workspace.dir],
+    argv: [
+      ...options.agent.argv,
+      ...agentFlags(options, model),
+      // A clone (or an empty repository) is the attempt's own, made by agentloop and thrown
+      // away after: its .git may be written. A worktree's is the person's repository.
+      ...(workspace.worktreeOf ? [] : ["--writable-git-dir"]),
+      "--cwd",
+      workspace.dir,
+    ],
     stdoutFile: log("events.jsonl"),
     stderrFile: log("stderr.txt"),
     onLine: (line) => {

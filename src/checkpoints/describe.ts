@@ -1,7 +1,10 @@
-// The words of checkpoints and rewinds, the same at the REPL and on the command line: the list,
-// what a rewind would write, and what it did.
+// The words of checkpoints and rewinds, the same at the REPL and on the command line but for
+// the commands they name, each in the syntax of where it is printed: the list, what a rewind
+// would write, and what it did.
 
 import { relative } from "node:path";
+import { beforeWhat, nameOf } from "./checkpoint-names.js";
+import { type CommandPlace, scopeOf } from "./command-place.js";
 import type { CheckpointLog } from "./records.js";
 import type { RestorePlan } from "./restore-plan.js";
 import type { RewindResult } from "./rewind.js";
@@ -9,14 +12,15 @@ import type { RewindResult } from "./rewind.js";
 export const NOT_TRACKED =
   "This directory is not in a git work tree: bash's changes are not tracked, only those of the file tools (write, edit) are restored.";
 
-/** One line per checkpoint: number, time, the prompt's first line, the files changed after it. */
+/** One line per checkpoint: its name, time, the prompt's first line, the files changed after it. */
 export function checkpointLines(log: CheckpointLog): string[] {
   if (log.checkpoints.length === 0) return ["This session has no checkpoints yet."];
   return log.checkpoints.map((checkpoint) => {
     const left = log.left.findLast((record) => record.checkpoint === checkpoint.number);
     const files = left ? filesNote(left.changed) : "did not finish";
     const time = checkpoint.at.slice(0, 16).replace("T", " ");
-    return `${String(checkpoint.number).padStart(3)}  ${time}  ${checkpoint.prompt}  (${files})`;
+    const name = nameOf(log, checkpoint.number);
+    return `${name.padStart(3)}  ${time}  ${checkpoint.prompt}  (${files})`;
   });
 }
 
@@ -42,15 +46,19 @@ export function planLines(plan: RestorePlan, cwd: string): string[] {
   return lines;
 }
 
-/** What a rewind did. */
-export function resultLines(result: RewindResult, scope: string, cwd: string): string[] {
-  const lines = [`Rewound the ${scope} to before prompt ${result.number}.`];
+/** What a rewind did, its hints in the syntax of `place`. */
+export function resultLines(result: RewindResult, cwd: string, place: CommandPlace): string[] {
+  const scope = { code: result.code, conversation: result.conversation };
+  const lines = [`Rewound the ${scopeOf(scope)} to before ${beforeWhat(result.name)}.`];
   for (const path of result.restored) lines.push(`  restored    ${relative(cwd, path)}`);
   for (const path of result.removed) lines.push(`  removed     ${relative(cwd, path)}`);
+  const forced = place.rewind(result.name, { ...scope, force: true });
   for (const kept of result.leftAlone)
-    lines.push(`  left alone  ${relative(cwd, kept.path)} (${kept.reason}; --force overwrites it)`);
-  if (!result.bashTracked && scope !== "conversation") lines.push(NOT_TRACKED);
+    lines.push(
+      `  left alone  ${relative(cwd, kept.path)} (${kept.reason}; ${forced} overwrites it)`,
+    );
+  if (!result.bashTracked && result.code) lines.push(NOT_TRACKED);
   if (result.caveat) lines.push(result.caveat);
-  lines.push(`To undo this rewind: rewind ${result.undo}.`);
+  lines.push(`To undo this rewind: ${place.rewind(result.undo, scope)}.`);
   return lines;
 }

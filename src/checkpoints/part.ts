@@ -1,7 +1,8 @@
 // Checkpoints as a part: one before every prompt (its screen is the last one asked, so it runs
 // once each prompt is admitted), the file tools' files saved before their first change in that
 // prompt (the tool-call hooks see each call, a subagent's too), and how the prompt left things
-// once it stopped. /rewind takes the code and the conversation back to an earlier prompt;
+// once it stopped. The work tree's snapshot is taken while the model thinks: the request does not
+// wait for it, and the first call that may change a file (any call but a read-only one) does. /rewind takes the code and the conversation back to an earlier prompt;
 // a resumed session goes on from the conversation its rewinds left.
 
 import { relative } from "node:path";
@@ -10,6 +11,8 @@ import type { LoopEvent, PartEvent } from "../core/events.js";
 import type { HistoryStart, PartCommand, PartHost, SessionPart } from "../core/part.js";
 import { resolveToolPath } from "../core/tool-path.js";
 import { readSession } from "../session/session-file.js";
+import { beforeWhat, checkpointNamed, isCheckpointName, nextName } from "./checkpoint-names.js";
+import { AT_THE_REPL, scopeOf } from "./command-place.js";
 import { checkpointLines, planLines, resultLines } from "./describe.js";
 import { historyAfterRewinds } from "./history.js";
 import { checkpointData, createRecorder, type Recorder } from "./recorder.js";
@@ -19,15 +22,9 @@ import {
   leftEvent,
   PART_NAME,
   savedEvent,
-  scopeOf,
+  snapshotEvent,
 } from "./records.js";
-import {
-  checkpointNamed,
-  previewRewind,
-  type RewindRequest,
-  readCheckpointLog,
-  rewindSession,
-} from "./rewind.js";
+import { previewRewind, type RewindRequest, readCheckpointLog, rewindSession } from "./rewind.js";
 
 /** The tools whose calls change the file named by their `file_path`. */
 const FILE_TOOLS = new Set(["write", "edit"]);
@@ -39,10 +36,20 @@ export function createCheckpointsPart(options: {
   const { cwd, env } = options;
   let host: PartHost | null = null;
   let recorder: Recorder | null = null;
-  /** The session's latest checkpoint, and the latest one whose prompt has said how it left things. */
+  /**
+   * The session's latest checkpoint (the records' running number), the latest one whose prompt
+   * has said how it left things, and the name of the next prompt's.
+   */
   let latest = 0;
   let leftFor = 0;
+  let nextPrompt = "1";
   const waiting: LoopEvent[] = [];
+  /** Snapshots still being taken, and the records they will write: closing waits for them. */
+  const inFlight = new Set<Promise<unknown>>();
+  const keepTrack = (work: Promise<unknown>) => {
+    const tracked = work.catch(() => undefined).finally(() => inFlight.delete(tracked));
+    inFlight.add(tracked);
+  };
   /** The /rewind asked once: asking the same again does it. */
   let shown: string | null = null;
   const sessionFile = () => `${(host as PartHost).directory()}.jsonl`;
@@ -66,6 +73,7 @@ export function createCheckpointsPart(options: {
     recorder = null;
     latest = 0;
     leftFor = 0;
+    nextPrompt = "1";
     shown = null;
     if (start !== "resume") return;
     try {
@@ -73,6 +81,7 @@ export function createCheckpointsPart(options: {
       if (finished) waiting.push(note(finished));
       latest = Math.max(0, ...log.checkpoints.map((checkpoint) => checkpoint.number));
       leftFor = latest;
+      nextPrompt = nextName(log, "prompt");
       const history = historyAfterRewinds(readSession(sessionFile()).entries);
       if (history) host.replaceHistory(history);
     } catch (error) {
@@ -83,34 +92,36 @@ export function createCheckpointsPart(options: {
   const rewind: PartCommand = {
     name: "/rewind",
     argument: "[N ...]",
-    help: "list the checkpoints; N [code|conversation] [force] takes the session back to before prompt N",
-    run(argument) {
+    help: "list the checkpoints; N [code|conversation] [force] takes the session back to before prompt N (rN: before rewind N)",
+    async run(argument) {
+      // A rewind compares with the snapshots: those still being taken are waited for.
+      await recorder?.settled();
       const words = argument.split(/\s+/).filter(Boolean);
       if (words.length === 0) {
         return [
           ...checkpointLines(readLog().log),
-          "/rewind N takes the session back to before prompt N.",
+          "/rewind N takes the session back to before prompt N; /rewind rN undoes rewind rN.",
         ].join("\n");
       }
       const request = rewindRequest(words, sessionFile(), cwd, env);
-      const scope = scopeOf(request.code, request.conversation);
-      const key = words.join(" ");
+      const scope = scopeOf(request);
+      const key = AT_THE_REPL.rewind(request.name, request);
       if (shown !== key) {
-        const prompt = checkpointNamed(readLog().log, request.number).prompt;
+        const prompt = checkpointNamed(readLog().log, request.name, AT_THE_REPL).prompt;
         const plan = request.code ? planLines(previewRewind(request), cwd) : [];
         shown = key;
         return [
-          `Rewind the ${scope} to before prompt ${request.number} (${prompt}):`,
+          `Rewind the ${scope} to before ${beforeWhat(request.name)} (${prompt}):`,
           ...plan,
-          `Enter /rewind ${key} again to do it.`,
+          `Enter ${key} again to do it.`,
         ].join("\n");
       }
       shown = null;
       const result = rewindSession(request);
       if (result.history) host?.replaceHistory(result.history);
-      latest = result.undo;
+      latest = result.taken;
       leftFor = latest;
-      return resultLines(result, scope, cwd).join("\n");
+      return resultLines(result, cwd, AT_THE_REPL).join("\n");
     },
   };
 
@@ -125,8 +136,13 @@ export function createCheckpointsPart(options: {
       try {
         recorder ??= createRecorder(data(), cwd);
         latest += 1;
+        const file = sessionFile();
+        const { checkpoint, tree } = recorder.checkpointInBackground(latest, firstLine(prompt));
         // @step checkpoints.checkpoint: Before each prompt, a checkpoint records the files.
-        record(checkpointEvent(recorder.checkpoint(latest, firstLine(prompt))));
+        const name = nextPrompt;
+        record(checkpointEvent(checkpoint, "prompt", name));
+        nextPrompt = String(Number(name) + 1);
+        if (checkpoint.pending) keepTrack(recordSnapshot(file, checkpoint.number, name, tree));
       } catch (error) {
         // @step checkpoints.notice: A checkpoint that fails is told in a notice; the prompt goes on.
         waiting.push(note(`no checkpoint before this prompt: ${(error as Error).message}`));
@@ -134,12 +150,15 @@ export function createCheckpointsPart(options: {
       return null;
     },
     toolHooks: {
-      async beforeCall(call) {
+      async beforeCall(call, signal, tool) {
+        // A call that may change a file waits until the snapshots begun before it are taken.
+        const readOnly = tool?.isReadOnly?.(call.input as Record<string, unknown>) === true;
+        if (recorder && !readOnly) await until(recorder.settled(), signal);
         const path = (call.input as { file_path?: unknown }).file_path;
         if (recorder && FILE_TOOLS.has(call.name) && typeof path === "string") {
           // @step checkpoints.file_saved: A file is saved before write or edit first changes it.
           const saved = recorder.saveBefore(resolveToolPath(cwd, path));
-          if (saved) record(savedEvent(saved, relative(cwd, saved.path)));
+          if (saved) record(savedEvent(saved, "prompt", relative(cwd, saved.path)));
         }
         return {};
       },
@@ -149,19 +168,54 @@ export function createCheckpointsPart(options: {
     eventsAfter(event) {
       if (event.type !== "stop" || !recorder || leftFor === latest) return [];
       leftFor = latest;
-      try {
-        // @step checkpoints.left: Once the prompt stopped, the files it changed are recorded.
-        const left = recorder.leave();
-        if (left) record(leftEvent(left));
-        return [];
-      } catch (error) {
-        return [
-          note(`how the prompt left the files could not be recorded: ${(error as Error).message}`),
-        ];
-      }
+      const file = sessionFile();
+      // @step checkpoints.left: Once the prompt stopped, the files it changed are recorded.
+      const leaving = recorder.leaveInBackground().then((left) => {
+        if (left) appendRecord(file, leftEvent(left, "prompt"));
+      });
+      keepTrack(
+        leaving.catch((error) => {
+          const why = (error as Error).message;
+          waiting.push(note(`how the prompt left the files could not be recorded: ${why}`));
+        }),
+      );
+      return [];
+    },
+    async close() {
+      await Promise.all(inFlight);
+      return [];
     },
     commands: [rewind],
   };
+}
+
+/** Writes a pending checkpoint's snapshot to `file` (the session's when it was taken) once it is taken. */
+async function recordSnapshot(
+  file: string,
+  checkpoint: number,
+  name: string,
+  tree: Promise<string | null>,
+): Promise<void> {
+  try {
+    // @step checkpoints.snapshot: The work tree's snapshot, taken while the model thought, is recorded.
+    appendRecord(file, snapshotEvent({ checkpoint, tree: await tree }, name));
+  } catch (error) {
+    const why = firstLine((error as { stderr?: string }).stderr || (error as Error).message);
+    appendRecord(file, snapshotEvent({ checkpoint, tree: null, error: why }, name));
+  }
+}
+
+/** Resolves when `work` is done or `signal` is aborted, whichever comes first. */
+function until(work: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const stop = () => resolve();
+    signal.addEventListener("abort", stop, { once: true });
+    work.then(() => {
+      signal.removeEventListener("abort", stop);
+      resolve();
+    });
+  });
 }
 
 function firstLine(prompt: string): string {
@@ -169,22 +223,26 @@ function firstLine(prompt: string): string {
   return line.length > 72 ? `${line.slice(0, 71)}…` : line;
 }
 
-/** `N [code|conversation] [force]`, as /rewind takes it. */
+/**
+ * `N [code|conversation] [force]`, as /rewind takes it; the words may also be written as the
+ * shell's flags (`--force`), which a person who read `agentloop rewind --help` will type.
+ */
 function rewindRequest(
   words: string[],
   sessionFile: string,
   cwd: string,
   env: NodeJS.ProcessEnv,
 ): RewindRequest {
-  const [first = "", ...rest] = words;
-  const number = Number(first);
-  const unknown = rest.find((word) => !["code", "conversation", "force"].includes(word));
-  if (!Number.isInteger(number) || number < 1 || unknown !== undefined) {
+  const [name = "", ...rest] = words;
+  const options = rest.map((word) => word.replace(/^--/, ""));
+  const unknown = options.find((word) => !["code", "conversation", "force"].includes(word));
+  if (!isCheckpointName(name) || unknown !== undefined) {
     throw new ConfigError(
-      "Use /rewind N [code|conversation] [force], N a checkpoint of /rewind's list.",
+      "Use /rewind N [code|conversation] [force], N a prompt or rN a rewind of /rewind's list.",
     );
   }
-  const code = rest.includes("code") || !rest.includes("conversation");
-  const conversation = rest.includes("conversation") || !rest.includes("code");
-  return { sessionFile, cwd, env, number, code, conversation, force: rest.includes("force") };
+  const code = options.includes("code") || !options.includes("conversation");
+  const conversation = options.includes("conversation") || !options.includes("code");
+  const force = options.includes("force");
+  return { sessionFile, cwd, env, name, code, conversation, force, place: AT_THE_REPL };
 }

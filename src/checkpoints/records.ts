@@ -1,23 +1,43 @@
 // What the checkpoints part writes in the session file, as part events, and how it is read back:
 // a checkpoint before each prompt, each file the file tools saved before its first change in
-// that prompt, what the prompt left behind when it ended, and each rewind. The session file is
-// the only record: `agentloop rewind` needs nothing else (the blobs and the shadow repository
-// hold the bytes the records name).
+// that prompt, what the prompt left behind when it ended, and each rewind, which takes a
+// checkpoint of its own, saves what it overwrites and says how it left things under names of
+// its own (`rewind_checkpoint`, `rewind_saved`, `rewind_left`), so a reader of the file (the
+// viewer) tells a rewind's records from a prompt's. The session file is the only record:
+// `agentloop rewind` needs nothing else (the blobs and the shadow repository hold the bytes the
+// records name).
 
 import { appendFileSync } from "node:fs";
 import type { PartEvent } from "../core/events.js";
+import { plural } from "../core/wording.js";
 import type { SessionEntry } from "../session/session-file.js";
 import type { FileState } from "./file-state.js";
 
 export const PART_NAME = "checkpoints";
 
 export interface Checkpoint {
+  /** One running number for prompts and rewinds alike; people see names (checkpoint-names.ts). */
   number: number;
   at: string;
-  /** The prompt's first line, or what took the checkpoint ("before rewind to 2"). */
+  /** The prompt's first line, or what took the checkpoint ("rewind to before prompt 2"). */
   prompt: string;
   /** The snapshot of the work tree, in a git work tree; null outside one. */
   tree: string | null;
+  /**
+   * True when the record was written before its snapshot was taken: the tree comes in a
+   * `snapshot` record; a checkpoint whose snapshot never came (it failed, or the session was
+   * killed first) keeps null.
+   */
+  pending?: boolean;
+}
+
+/** The snapshot of a checkpoint recorded as pending, taken while its prompt went on. */
+export interface SnapshotTaken {
+  checkpoint: number;
+  /** Null when it failed. */
+  tree: string | null;
+  /** Why it failed. */
+  error?: string;
 }
 
 /** A file the file tools changed during checkpoint `checkpoint`'s prompt, as it was before. */
@@ -44,48 +64,71 @@ export interface RewindRecord {
   undo: number;
 }
 
+/** Who took a checkpoint: a prompt, or a rewind (to be undone by going back to it). */
+export type CheckpointKind = "prompt" | "rewind";
+
 export interface CheckpointLog {
-  checkpoints: Checkpoint[];
+  checkpoints: (Checkpoint & { kind: CheckpointKind })[];
   saved: SavedFile[];
   left: Left[];
   rewinds: RewindRecord[];
 }
 
-export function checkpointEvent(checkpoint: Checkpoint): PartEvent {
+/** The record names of a prompt's checkpoint, saved files and end, and of a rewind's. */
+const NAMES = {
+  prompt: { checkpoint: "checkpoint", saved: "file_saved", left: "left" },
+  rewind: { checkpoint: "rewind_checkpoint", saved: "rewind_saved", left: "rewind_left" },
+} as const;
+
+/** `name`: how a person names it ("2", "r1"). */
+export function checkpointEvent(
+  checkpoint: Checkpoint,
+  kind: CheckpointKind,
+  name: string,
+): PartEvent {
+  const untracked =
+    checkpoint.tree === null && !checkpoint.pending
+      ? " (file tools only: bash's changes are not tracked outside git)"
+      : "";
   return {
     type: "part",
     part: PART_NAME,
-    name: "checkpoint",
-    line: `checkpoint ${checkpoint.number}${checkpoint.tree === null ? " (file tools only: bash's changes are not tracked outside git)" : ""}`,
+    name: NAMES[kind].checkpoint,
+    line: `checkpoint ${name}, before ${kind === "prompt" ? "the prompt" : "the rewind"}${untracked}`,
     data: { ...checkpoint },
     history: { mark: historyMark(checkpoint.number) },
   };
 }
 
-export function savedEvent(saved: SavedFile, shown: string): PartEvent {
+/** `name`: how a person names the checkpoint ("2"). */
+export function snapshotEvent(snapshot: SnapshotTaken, name: string): PartEvent {
+  const line =
+    snapshot.tree === null
+      ? `checkpoint ${name}: no snapshot of the work tree (${snapshot.error}); only the file tools' changes can be rewound`
+      : `checkpoint ${name}: snapshot of the work tree taken`;
+  return { type: "part", part: PART_NAME, name: "snapshot", line, data: { ...snapshot } };
+}
+
+export function savedEvent(saved: SavedFile, kind: CheckpointKind, shown: string): PartEvent {
+  const by = kind === "prompt" ? "before its first change" : "before the rewind wrote it";
   return {
     type: "part",
     part: PART_NAME,
-    name: "file_saved",
-    line: `checkpoint ${saved.checkpoint}: kept ${shown} as it was`,
+    name: NAMES[kind].saved,
+    line: `kept ${shown} as it was ${by}`,
     data: { ...saved },
   };
 }
 
-export function leftEvent(left: Left): PartEvent {
-  const files = left.changed.length;
+export function leftEvent(left: Left, kind: CheckpointKind): PartEvent {
+  const files = plural(left.changed.length, "file");
   return {
     type: "part",
     part: PART_NAME,
-    name: "left",
-    line: `checkpoint ${left.checkpoint}: ${files} ${files === 1 ? "file" : "files"} changed since`,
+    name: NAMES[kind].left,
+    line: `${kind === "prompt" ? "the prompt" : "the rewind"} left ${files} changed`,
     data: { ...left },
   };
-}
-
-/** What a rewind takes back, in words. */
-export function scopeOf(code: boolean, conversation: boolean): string {
-  return code && conversation ? "code and conversation" : code ? "code" : "conversation";
 }
 
 export function rewindEvent(rewind: RewindRecord, line: string): PartEvent {
@@ -111,12 +154,28 @@ export function checkpointLog(entries: readonly SessionEntry[]): CheckpointLog {
   for (const entry of entries) {
     if (entry.type !== "part" || entry.part !== PART_NAME || !entry.data) continue;
     const data = entry.data as never;
-    if (entry.name === "checkpoint") log.checkpoints.push(data);
-    else if (entry.name === "file_saved") log.saved.push(data);
-    else if (entry.name === "left") log.left.push(data);
-    else if (entry.name === "rewind") log.rewinds.push(data);
+    for (const kind of ["prompt", "rewind"] as const) {
+      const names = NAMES[kind];
+      if (entry.name === names.checkpoint) log.checkpoints.push({ ...(data as Checkpoint), kind });
+      else if (entry.name === names.saved) log.saved.push(data);
+      else if (entry.name === names.left) log.left.push(data);
+    }
+    if (entry.name === "rewind") log.rewinds.push(data);
+    if (entry.name === "snapshot") tookSnapshot(log, data);
   }
+  // Files written before rewinds had records of their own name a rewind's checkpoint by its undo.
+  const undos = new Set(log.rewinds.map((rewind) => rewind.undo));
+  for (const checkpoint of log.checkpoints)
+    if (undos.has(checkpoint.number)) checkpoint.kind = "rewind";
   return log;
+}
+
+/** A pending checkpoint's snapshot, once taken, is its tree. */
+function tookSnapshot(log: CheckpointLog, snapshot: SnapshotTaken): void {
+  const checkpoint = log.checkpoints.findLast((each) => each.number === snapshot.checkpoint);
+  if (!checkpoint?.pending) return;
+  checkpoint.tree = snapshot.tree;
+  checkpoint.pending = undefined;
 }
 
 /**

@@ -8,7 +8,7 @@ import { isAbsolute, join, relative } from "node:path";
 import { currentState, type FileState, sameState } from "./file-state.js";
 import type { CheckpointData } from "./recorder.js";
 import type { CheckpointLog } from "./records.js";
-import type { TreeEntry } from "./shadow-repo.js";
+import type { ShadowRepo, TreeEntry } from "./shadow-repo.js";
 
 /** Where a file's old bytes come from: the shadow repository or the file tools' blobs. */
 export type RestoreTarget =
@@ -34,6 +34,7 @@ export interface RestorePlan {
 }
 
 const CHANGED_SINCE = "changed since agentloop left it";
+const PRUNED = "its snapshot is gone: git gc pruned the repository's copy of it";
 const SUBMODULE = "160000";
 
 /** `now` is the snapshot the rewind took just before (null outside git). */
@@ -56,22 +57,29 @@ export function planRestore(
   const shadow = data.shadow;
   if (shadow && checkpoint.tree !== null && now !== null) {
     plan.bashTracked = true;
-    const left = log.left.findLast(
-      (record) => record.checkpoint >= number && record.tree !== null,
-    )?.tree;
-    if (!left) plan.caveat = "The prompt did not finish, so later changes could not be told apart.";
     const then = shadow.files(checkpoint.tree);
-    const agent = left ? shadow.files(left) : null;
     const current = shadow.files(now);
-    for (const name of [...then.keys(), ...(agent ?? current).keys()]) covered.add(name);
-    for (const name of shadow.changed(checkpoint.tree, left ?? now)) {
+    const agent = agentChanges(log, number, shadow, now, current);
+    if (agent.unfinished.size > 0) {
+      plan.caveat = "The prompt did not finish, so later changes could not be told apart.";
+    }
+    for (const name of [...then.keys(), ...current.keys(), ...agent.entries.keys()])
+      covered.add(name);
+    const gone = shadow.missing(
+      [...agent.entries.keys()].flatMap((name) => then.get(name)?.blob ?? []),
+    );
+    for (const [name, left] of agent.entries) {
       const path = join(shadow.root, name);
       const want = then.get(name);
       // A repository inside the work tree is snapshot as its commit only: it is not restored.
       if (want?.mode === SUBMODULE || current.get(name)?.mode === SUBMODULE) continue;
       if (sameEntry(want, current.get(name))) continue;
-      if (agent && !sameEntry(agent.get(name), current.get(name)) && keep(path, CHANGED_SINCE))
+      const leftByAgent = !agent.unfinished.has(name);
+      if (leftByAgent && !sameEntry(left, current.get(name)) && keep(path, CHANGED_SINCE)) continue;
+      if (want && gone.has(want.blob)) {
+        plan.leftAlone.push({ path, reason: PRUNED });
         continue;
+      }
       plan.steps.push({ path, target: gitTarget(path, want, shadow.blob) });
     }
   }
@@ -96,6 +104,46 @@ export function planRestore(
     plan.steps.push({ path: saved.path, target: before });
   }
   return plan;
+}
+
+/**
+ * What agentloop changed in the work tree from checkpoint `number` on, each path as agentloop
+ * last left it: the span of each later checkpoint, prompt or rewind alike, runs from its
+ * snapshot to how it left things, so a change made between two spans (by the person, an
+ * editor) is not agentloop's, and a rewind counts only the files it wrote. A span that did not
+ * finish runs to the next checkpoint, or to now for the last (`unfinished`: its changes cannot
+ * be told from later ones).
+ */
+function agentChanges(
+  log: CheckpointLog,
+  number: number,
+  shadow: ShadowRepo,
+  now: string,
+  current: Map<string, TreeEntry>,
+): { entries: Map<string, TreeEntry | undefined>; unfinished: Set<string> } {
+  const later = log.checkpoints.filter(
+    (candidate) => candidate.number >= number && candidate.tree !== null,
+  );
+  const spans = later.map((start, index) => {
+    const left = log.left.findLast(
+      (record) => record.checkpoint === start.number && record.tree !== null,
+    )?.tree;
+    const end = left ?? later[index + 1]?.tree ?? now;
+    return { from: start.tree as string, to: end as string, unfinished: !left && end === now };
+  });
+  const entries = new Map<string, TreeEntry | undefined>();
+  const unfinished = new Set<string>();
+  // The latest span that changed a path says how agentloop left it: read from the last back.
+  for (const span of spans.reverse()) {
+    const fresh = shadow.changed(span.from, span.to).filter((name) => !entries.has(name));
+    if (fresh.length === 0) continue;
+    const files = span.to === now ? current : shadow.files(span.to);
+    for (const name of fresh) {
+      entries.set(name, files.get(name));
+      if (span.unfinished) unfinished.add(name);
+    }
+  }
+  return { entries, unfinished };
 }
 
 function sameEntry(a: TreeEntry | undefined, b: TreeEntry | undefined): boolean {

@@ -7,10 +7,12 @@ import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError } from "../core/errors.js";
 import { EXIT } from "../core/exit-codes.js";
+import { checkpointNamed, isCheckpointName, nameOf } from "./checkpoint-names.js";
+import { IN_THE_SHELL } from "./command-place.js";
 import { checkpointLines, NOT_TRACKED, resultLines } from "./describe.js";
 import { type CheckpointData, checkpointData } from "./recorder.js";
-import { type CheckpointLog, scopeOf } from "./records.js";
-import { checkpointNamed, readCheckpointLog, rewindSession, sessionDirectoryOf } from "./rewind.js";
+import type { CheckpointLog } from "./records.js";
+import { readCheckpointLog, rewindSession, sessionDirectoryOf } from "./rewind.js";
 import { findSessionFile } from "./session-choice.js";
 
 export const REWIND_USAGE = `Usage:
@@ -18,6 +20,7 @@ export const REWIND_USAGE = `Usage:
   agentloop rewind N                   take code and conversation back to just before prompt N
   agentloop rewind N --code            the files only
   agentloop rewind N --conversation    the conversation only (the next --continue goes on from there)
+  agentloop rewind rN                  undo rewind rN: back to just before it
 
 Options:
   --resume ID                          another session than the latest
@@ -43,14 +46,14 @@ export function runRewindCommand(argv: string[], io: RewindIO): number {
   const data = () => checkpointData(sessionDirectoryOf(sessionFile), cwd, io.env);
   const { log, finished } = readCheckpointLog(sessionFile, cwd, data);
   if (finished) io.stderr(`agentloop: ${finished}`);
-  if (options.number === undefined) {
+  if (options.name === undefined) {
     if (json) io.stdout(JSON.stringify({ session: sessionFile, checkpoints: listed(log) }));
     else for (const line of checkpointLines(log)) io.stdout(line);
     return EXIT.done;
   }
-  checkpointNamed(log, options.number);
+  const target = checkpointNamed(log, options.name, IN_THE_SHELL);
   const { code, conversation } = options;
-  const broken = code ? unreadableStore(log, options.number, data()) : null;
+  const broken = code ? unreadableStore(log, target.number, options.name, data()) : null;
   if (broken) {
     io.stderr(`agentloop: ${broken}`);
     return EXIT.runtimeError;
@@ -58,16 +61,17 @@ export function runRewindCommand(argv: string[], io: RewindIO): number {
   const result = rewindSession({
     ...options,
     cwd,
-    number: options.number,
+    name: options.name,
     sessionFile,
     env: io.env,
+    place: IN_THE_SHELL,
   });
   const shown = (path: string) => relative(cwd, path);
   if (json) {
     io.stdout(
       JSON.stringify({
         session: sessionFile,
-        checkpoint: result.number,
+        checkpoint: asShown(result.name),
         code,
         conversation,
         restored: result.restored.map(shown),
@@ -82,7 +86,7 @@ export function runRewindCommand(argv: string[], io: RewindIO): number {
       }),
     );
   } else {
-    for (const line of resultLines(result, scopeOf(code, conversation), cwd)) io.stdout(line);
+    for (const line of resultLines(result, cwd, IN_THE_SHELL)) io.stdout(line);
   }
   const nothingRestored = result.restored.length + result.removed.length === 0;
   return code && nothingRestored && result.leftAlone.length > 0 ? EXIT.runtimeError : EXIT.done;
@@ -93,7 +97,12 @@ export function runRewindCommand(argv: string[], io: RewindIO): number {
  * or its objects damaged, a saved file's blob gone), asked before anything is recorded: a rewind
  * that fails half-way would leave a checkpoint of its own behind, one that never finished.
  */
-function unreadableStore(log: CheckpointLog, number: number, data: CheckpointData): string | null {
+function unreadableStore(
+  log: CheckpointLog,
+  number: number,
+  name: string,
+  data: CheckpointData,
+): string | null {
   const trees = [
     log.checkpoints.find((checkpoint) => checkpoint.number === number)?.tree,
     log.left.findLast((left) => left.checkpoint >= number && left.tree !== null)?.tree,
@@ -101,22 +110,29 @@ function unreadableStore(log: CheckpointLog, number: number, data: CheckpointDat
   const blobs = log.saved.flatMap((saved) =>
     saved.checkpoint >= number && saved.before.kind === "file" ? [saved.before.blob] : [],
   );
+  const said = (store: string) =>
+    `The checkpoints of this session cannot be read (their store, ${store}, was deleted or damaged), so nothing was rewound; agentloop rewind ${name} --conversation still takes the conversation back.`;
   try {
     for (const tree of trees) {
       if (!data.shadow) throw new Error("no shadow repository");
       data.shadow.files(tree);
     }
-    if (blobs.some((blob) => !existsSync(join(data.blobs, blob))))
-      throw new Error("a blob is gone");
   } catch {
-    return `The checkpoints of this session cannot be read (their store, ${dirname(data.blobs)}, was deleted or damaged), so nothing was rewound; agentloop rewind ${number} --conversation still takes the conversation back.`;
+    return said(data.shadow?.store ?? dirname(data.blobs));
   }
+  if (blobs.some((blob) => !existsSync(join(data.blobs, blob)))) return said(data.blobs);
   return null;
+}
+
+/** A prompt's checkpoint as its number, a rewind's as its name ("r1"): what `rewind` takes. */
+function asShown(name: string): number | string {
+  return /^\d+$/.test(name) ? Number(name) : name;
 }
 
 function listed(log: ReturnType<typeof readCheckpointLog>["log"]) {
   return log.checkpoints.map((checkpoint) => ({
-    number: checkpoint.number,
+    kind: checkpoint.kind,
+    number: asShown(nameOf(log, checkpoint.number)),
     at: checkpoint.at,
     prompt: checkpoint.prompt,
     files: log.left.findLast((left) => left.checkpoint === checkpoint.number)?.changed ?? null,
@@ -162,14 +178,15 @@ function parseRewindArguments(argv: string[], currentDirectory: string) {
       "Use agentloop rewind --list, or agentloop rewind N with N from that list.",
     );
   }
-  const number = first === undefined ? undefined : Number(first);
-  if (number !== undefined && (!Number.isInteger(number) || number < 1)) {
-    throw new ConfigError(`The checkpoint must be a whole number of at least 1, got "${first}".`);
+  if (first !== undefined && !isCheckpointName(first)) {
+    throw new ConfigError(
+      `The checkpoint must be a prompt's number (1, 2, ...) or a rewind's name (r1, ...), got "${first}".`,
+    );
   }
   return {
     cwd: resolve(currentDirectory, values.cwd ?? "."),
     json: format === "json",
-    number,
+    name: first,
     code: values.conversation !== true,
     conversation: values.code !== true,
     force: values.force === true,

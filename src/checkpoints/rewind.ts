@@ -4,10 +4,11 @@
 // session file, which takes the conversation back too when asked.
 
 import { relative } from "node:path";
-import { ConfigError } from "../core/errors.js";
 import type { Message } from "../core/messages.js";
 import { plural } from "../core/wording.js";
 import { readSession } from "../session/session-file.js";
+import { beforeWhat, checkpointNamed, nameOf, nextName } from "./checkpoint-names.js";
+import { type CommandPlace, scopeOf } from "./command-place.js";
 import { currentState, type FileState } from "./file-state.js";
 import { historyAfterRewinds } from "./history.js";
 import { type CheckpointData, checkpointData, createRecorder } from "./recorder.js";
@@ -20,7 +21,6 @@ import {
   type RewindRecord,
   rewindEvent,
   savedEvent,
-  scopeOf,
 } from "./records.js";
 import { applySteps, readJournal, removeJournal, writeJournal } from "./restore.js";
 import { planRestore, type RestorePlan } from "./restore-plan.js";
@@ -29,22 +29,28 @@ export interface RewindRequest {
   sessionFile: string;
   cwd: string;
   env: NodeJS.ProcessEnv;
-  /** The checkpoint to go back to: 1 is before the first prompt. */
-  number: number;
+  /** The checkpoint to go back to, by its name: "1" is before the first prompt, "r1" the first rewind. */
+  name: string;
   code: boolean;
   conversation: boolean;
   force: boolean;
+  /** Where a checkpoint that does not exist is said to be listed. */
+  place: CommandPlace;
 }
 
 export interface RewindResult {
-  number: number;
+  name: string;
+  code: boolean;
+  conversation: boolean;
   restored: string[];
   removed: string[];
   leftAlone: RestorePlan["leftAlone"];
   bashTracked: boolean;
   caveat: string | null;
-  /** The checkpoint taken first: rewinding to it undoes this rewind. */
-  undo: number;
+  /** The name of the checkpoint taken first: rewinding to it undoes this rewind. */
+  undo: string;
+  /** That checkpoint's running number in the records. */
+  taken: number;
   /** The conversation as it goes on, when it was rewound. */
   history: Message[] | null;
 }
@@ -64,49 +70,40 @@ export function readCheckpointLog(
   return { log: checkpointLog(readSession(sessionFile).entries), finished };
 }
 
-/** Finds the checkpoint or says in one sentence why not. */
-export function checkpointNamed(log: CheckpointLog, number: number) {
-  const checkpoint = log.checkpoints.find((candidate) => candidate.number === number);
-  if (checkpoint) return checkpoint;
-  const last = log.checkpoints.at(-1)?.number;
-  throw new ConfigError(
-    last === undefined
-      ? "This session has no checkpoints yet: there is nothing to rewind."
-      : `There is no checkpoint ${number}: this session has 1 to ${last} (agentloop rewind --list).`,
-  );
-}
-
 /** Works out what rewinding the code would write, without writing it (for /rewind's preview). */
 export function previewRewind(request: RewindRequest): RestorePlan {
   const data = checkpointData(sessionDirectoryOf(request.sessionFile), request.cwd, request.env);
   const { log } = readCheckpointLog(request.sessionFile, request.cwd, () => data);
-  checkpointNamed(log, request.number);
+  const { number } = checkpointNamed(log, request.name, request.place);
   const now = data.shadow ? data.shadow.snapshot() : null;
-  return planRestore(log, request.number, data, now, request.force);
+  return planRestore(log, number, data, now, request.force);
 }
 
 export function rewindSession(request: RewindRequest): RewindResult {
   const directory = sessionDirectoryOf(request.sessionFile);
   const data = checkpointData(directory, request.cwd, request.env);
   const { log } = readCheckpointLog(request.sessionFile, request.cwd, () => data);
-  checkpointNamed(log, request.number);
+  const { number } = checkpointNamed(log, request.name, request.place);
   const record = (event: Parameters<typeof appendRecord>[1]) =>
     appendRecord(request.sessionFile, event);
 
   const recorder = createRecorder(data, request.cwd);
   const undo = Math.max(...log.checkpoints.map((checkpoint) => checkpoint.number)) + 1;
-  const taken = recorder.checkpoint(undo, `before rewind to ${request.number}`);
-  record(checkpointEvent(taken));
+  const undoName = nextName(log, "rewind");
+  const taken = recorder.checkpoint(undo, `rewind to before ${beforeWhat(request.name)}`);
+  // @step checkpoints.rewind_checkpoint: A rewind first takes a checkpoint, so that it can be undone.
+  record(checkpointEvent(taken, "rewind", undoName));
   const plan = request.code
-    ? planRestore(log, request.number, data, taken.tree, request.force)
+    ? planRestore(log, number, data, taken.tree, request.force)
     : { steps: [], leftAlone: [], bashTracked: data.shadow !== null, caveat: null };
   // What is about to be overwritten is kept first, so that this rewind can be undone.
   for (const step of plan.steps) {
+    // @step checkpoints.rewind_saved: A file the rewind is about to overwrite is kept as it is.
     const saved = recorder.saveBefore(step.path);
-    if (saved) record(savedEvent(saved, relative(request.cwd, step.path)));
+    if (saved) record(savedEvent(saved, "rewind", relative(request.cwd, step.path)));
   }
   const rewind: RewindRecord = {
-    to: request.number,
+    to: number,
     code: request.code,
     conversation: request.conversation,
     undo,
@@ -114,28 +111,36 @@ export function rewindSession(request: RewindRequest): RewindResult {
   writeJournal(directory, { steps: plan.steps, rewind });
   // @step checkpoints.rewind: A rewind puts the files back as they were before the chosen prompt.
   const { restored, removed } = applySteps(plan.steps, data, data.shadow?.root ?? request.cwd);
+  // @step checkpoints.rewind_left: How the rewind left the files is recorded, as a prompt's end is.
   const left = recorder.leave();
-  if (left) record(leftEvent(left));
-  record(rewindEvent(rewind, rewindLine(rewind)));
+  if (left) record(leftEvent(left, "rewind"));
+  record(rewindEvent(rewind, rewindLine(request, request.name, undoName)));
   removeJournal(directory);
   const history = request.conversation
     ? historyAfterRewinds(readSession(request.sessionFile).entries)
     : null;
   return {
-    number: request.number,
+    name: request.name,
+    code: request.code,
+    conversation: request.conversation,
     restored,
     removed,
     leftAlone: plan.leftAlone,
     bashTracked: plan.bashTracked,
     caveat: plan.caveat,
-    undo,
+    undo: undoName,
+    taken: undo,
     history,
   };
 }
 
-function rewindLine(rewind: RewindRecord): string {
-  const what = scopeOf(rewind.code, rewind.conversation);
-  return `rewound the ${what} to before prompt ${rewind.to} (undo: rewind ${rewind.undo})`;
+/** `to`: the name of the checkpoint it went back to; `undo`: of the one it took first. */
+function rewindLine(
+  scope: { code: boolean; conversation: boolean },
+  to: string,
+  undo: string,
+): string {
+  return `rewound the ${scopeOf(scope)} to before ${beforeWhat(to)} (its own checkpoint: ${undo})`;
 }
 
 /**
@@ -157,18 +162,18 @@ function finishInterruptedRewind(
   for (const { path } of journal.steps) files[path] = currentState(path);
   const tree = opened.shadow ? opened.shadow.snapshot() : null;
   const changed = journal.steps.map(({ path }) => relative(cwd, path));
-  appendRecord(sessionFile, leftEvent({ checkpoint: journal.rewind.undo, tree, files, changed }));
-  const { rewinds } = checkpointLog(readSession(sessionFile).entries);
-  if (!rewinds.some((rewind) => rewind.undo === journal.rewind.undo)) {
+  const left = { checkpoint: journal.rewind.undo, tree, files, changed };
+  appendRecord(sessionFile, leftEvent(left, "rewind"));
+  const log = checkpointLog(readSession(sessionFile).entries);
+  const to = nameOf(log, journal.rewind.to);
+  if (!log.rewinds.some((rewind) => rewind.undo === journal.rewind.undo)) {
+    const line = rewindLine(journal.rewind, to, nameOf(log, journal.rewind.undo));
     appendRecord(
       sessionFile,
-      rewindEvent(
-        journal.rewind,
-        `${rewindLine(journal.rewind)}, finished after it was interrupted`,
-      ),
+      rewindEvent(journal.rewind, `${line}, finished after it was interrupted`),
     );
   }
   removeJournal(directory);
   const putBack = plural(restored.length + removed.length, "file");
-  return `A rewind to before prompt ${journal.rewind.to} was interrupted; it is now finished (${putBack} put back).`;
+  return `A rewind to before ${beforeWhat(to)} was interrupted; it is now finished (${putBack} put back).`;
 }

@@ -1,15 +1,30 @@
 // A snapshot of a git work tree, kept in a repository of agentloop's own (the "shadow"), so that
 // what bash changed (sed -i, rm, chmod, a generator) can be undone too. The user's repository is
-// only read, from its files, to find the work tree and its ignore rules: every command here runs
-// (through the hardened git of core/git.ts) with its git directory, work tree and index pointing
-// at the shadow, so no ref, stash or index of theirs is ever written and none of their config
-// is read. The shadow's index keeps git's stat cache, so a snapshot after the first hashes only
-// the files that changed.
+// only read, from its files: its work tree, its ignore rules, its index (copied, as the stat cache
+// a session starts from) and, for a rewind, its objects. Every command here runs (through the
+// hardened git of core/git.ts) with its git directory, work tree and index pointing at the
+// shadow, so no ref, stash or index of theirs is ever written and none of their config is read.
+// A snapshot hashes only the files whose stat differs from the index; it runs as child processes
+// (snapshotInBackground) while the model thinks, or at once (snapshot) for a rewind.
 
-import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
-import { gitSync } from "../core/git.js";
+import { randomUUID } from "node:crypto";
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { copyFile, rename, stat, utimes } from "node:fs/promises";
+import { dirname, join, relative } from "node:path";
+import { gitAsync, gitSync } from "../core/git.js";
 import { sharedGitDirectoryOf } from "../core/git-directory.js";
+import { BYTES_AS_THEY_ARE, ensureStore, type ShadowPlace } from "./shadow-store.js";
 
 /** Files larger than this are left out of snapshots (and named in the exclude file). */
 export const SNAPSHOT_FILE_CAP = 5 * 1024 * 1024;
@@ -23,8 +38,12 @@ export interface TreeEntry {
 export interface ShadowRepo {
   /** The user's work tree: the top of their repository. */
   readonly root: string;
-  /** Takes a snapshot of the work tree now; returns its tree id. */
+  /** Where the snapshots are kept: the work tree's store (a git directory of agentloop's own). */
+  readonly store: string;
+  /** Takes a snapshot of the work tree now, blocking until it is taken; returns its tree id. */
   snapshot(): string;
+  /** Takes a snapshot in child processes, leaving the event loop free; resolves with its tree id. */
+  snapshotInBackground(): Promise<string>;
   /** Every file of a snapshot, by path relative to the root. */
   files(tree: string): Map<string, TreeEntry>;
   /** The paths that differ between two snapshots. */
@@ -33,25 +52,39 @@ export interface ShadowRepo {
   blob(id: string): Buffer;
   /** Many blobs' bytes, read by one git process per batch rather than one per blob. */
   blobs(ids: readonly string[]): Map<string, Buffer>;
+  /**
+   * The blobs no longer readable: a committed file's blob is read from the repository's own
+   * objects, which a `git gc` may prune once nothing of theirs needs it.
+   */
+  missing(ids: readonly string[]): Set<string>;
 }
 
 /** Blobs read by one `git cat-file --batch`: snapshot files are 5 MiB at most, so 400 MiB at most. */
 const BLOBS_PER_BATCH = 80;
 
-/**
- * The attributes of every file in a snapshot, read by git before any .gitattributes of the tree:
- * bytes are stored as they are, through no filter, line-ending rule or driver a tree can name.
- */
-const BYTES_AS_THEY_ARE = "* -text -eol -filter -diff -merge -ident -working-tree-encoding\n";
+/** One step of a snapshot: a git command, or copying an index file into place. */
+type SnapshotStep = { git: string[]; input?: string } | { copyIndex: { from: string; to: string } };
+type SnapshotSteps = Generator<SnapshotStep, string, string>;
 
-/** Opens (making it the first time) the shadow repository at `gitDir` for the work tree `root`. */
-export function openShadowRepo(gitDir: string, root: string, env: NodeJS.ProcessEnv): ShadowRepo {
+/** Opens the shadow repository at `place` for the work tree `root`; it is made by the first snapshot. */
+export function openShadowRepo(
+  place: ShadowPlace,
+  root: string,
+  env: NodeJS.ProcessEnv,
+): ShadowRepo {
+  const { gitDir } = place;
   const shadowEnv = {
-    GIT_INDEX_FILE: join(gitDir, "index"),
+    GIT_INDEX_FILE: place.index,
     // Paths are file names, never patterns: a file called "*.ts" is that file alone.
     GIT_LITERAL_PATHSPECS: "1",
     LC_ALL: "C",
   };
+  // Only reading blobs looks in the repository's objects: a snapshot writes every tree into the
+  // store (so checkpoints keep their shape whatever the person prunes), and git writing an object
+  // it finds in an alternate would touch the person's files to keep it from being pruned.
+  const readingEnv = place.theirObjects
+    ? { ...shadowEnv, GIT_ALTERNATE_OBJECT_DIRECTORIES: place.theirObjects }
+    : shadowEnv;
   // The user's signing and line-ending settings have no say in a snapshot.
   const settings = [
     "-c",
@@ -69,31 +102,24 @@ export function openShadowRepo(gitDir: string, root: string, env: NodeJS.Process
     "-c",
     "core.untrackedCache=true",
   ];
+  const run = (variables: Record<string, string>, input?: string) => ({
+    cwd: root,
+    gitDir,
+    workTree: root,
+    env: variables,
+    baseEnv: env,
+    input,
+    noSystemConfig: true,
+  });
   const git = (args: string[], input?: string): Buffer =>
-    gitSync([...settings, ...args], {
-      cwd: root,
-      gitDir,
-      workTree: root,
-      env: shadowEnv,
-      baseEnv: env,
-      input,
-      noSystemConfig: true,
-    });
-  if (!existsSync(join(gitDir, "HEAD"))) {
-    mkdirSync(gitDir, { recursive: true, mode: 0o700 });
-    git(["init", "--quiet"]);
-  }
-  const attributes = join(gitDir, "info", "attributes");
-  if (!existsSync(attributes)) {
-    mkdirSync(join(gitDir, "info"), { recursive: true });
-    writeFileSync(attributes, BYTES_AS_THEY_ARE);
-  }
+    gitSync([...settings, ...args], run(shadowEnv, input));
+  const read = (args: string[], input?: string): Buffer =>
+    gitSync([...settings, ...args], run(readingEnv, input));
+
   const excludeFile = join(gitDir, "info", "exclude");
   const bigFiles = new Set<string>();
-
   const shared = sharedGitDirectoryOf(root);
   const userExclude = shared ? join(shared, "info", "exclude") : null;
-  let excludes = "";
   /**
    * The user's own exclude rules, the files over the cap, and agentloop's state inside the tree;
    * rewritten only when they change, so that git's untracked cache stays valid.
@@ -101,35 +127,112 @@ export function openShadowRepo(gitDir: string, root: string, env: NodeJS.Process
   function writeExcludes(): void {
     const theirs = userExclude && existsSync(userExclude) ? readFileSync(userExclude, "utf8") : "";
     const ours = [...bigFiles].map((path) => `/${escapeGlob(path)}`);
-    const inside = relative(root, gitDir);
-    if (!inside.startsWith("..")) ours.push(`/${escapeGlob(inside)}/`);
+    for (const kept of [gitDir, dirname(place.index)]) {
+      const inside = relative(root, kept);
+      if (inside !== "" && !inside.startsWith("..")) ours.push(`/${escapeGlob(inside)}/`);
+    }
     const text = `${theirs}\n${ours.join("\n")}\n`;
-    if (text === excludes) return;
-    mkdirSync(join(gitDir, "info"), { recursive: true });
-    writeFileSync(excludeFile, text);
-    excludes = text;
+    const present = existsSync(excludeFile) ? readFileSync(excludeFile, "utf8") : null;
+    if (text === present) return;
+    mkdirSync(dirname(excludeFile), { recursive: true });
+    // The store is shared: the file is replaced whole, never seen half written.
+    const writing = `${excludeFile}.${randomUUID()}`;
+    writeFileSync(writing, text);
+    renameSync(writing, excludeFile);
   }
   const paths = (list: readonly string[]) => `${list.join("\0")}\0`;
   const fromList = ["--pathspec-from-file=-", "--pathspec-file-nul"];
 
+  /** Whether this session's index was left in the store for the next session yet. */
+  let leftForNext = place.sharedIndex === null;
+
+  /** A new session's index starts as a copy of one that knows the work tree; true if it did. */
+  function* seedIndex(): Generator<SnapshotStep, boolean, string> {
+    if (existsSync(place.index)) return false;
+    mkdirSync(dirname(place.index), { recursive: true, mode: 0o700 });
+    const seed = place.seeds.find((path) => existsSync(path));
+    if (!seed) return false;
+    yield { copyIndex: { from: seed, to: place.index } };
+    return true;
+  }
+
+  function* snapshotOnce(): SnapshotSteps {
+    writeExcludes();
+    // One walk of the work tree finds what changed since the index (new, modified, deleted);
+    // the index's stat cache and its untracked cache keep it short.
+    const changed = split(
+      yield { git: ["ls-files", "-z", "--others", "--modified", "--exclude-standard"] },
+    );
+    const tooBig = changed.filter((path) => sizeOf(join(root, path)) > SNAPSHOT_FILE_CAP);
+    if (tooBig.length > 0) {
+      for (const path of tooBig) bigFiles.add(path);
+      writeExcludes();
+      const untrack = ["rm", "--cached", "--quiet", "--ignore-unmatch", ...fromList];
+      yield { git: untrack, input: paths(tooBig) };
+    }
+    const added = changed.filter((path) => !bigFiles.has(path));
+    if (added.length > 0) yield { git: ["add", "--all", ...fromList], input: paths(added) };
+    // The blobs of files unchanged since the person's index are theirs, not the store's.
+    return (yield { git: ["write-tree", "--missing-ok"] }).trim();
+  }
+
+  function* snapshotSteps(): SnapshotSteps {
+    ensureStore(gitDir);
+    const attributes = join(gitDir, "info", "attributes");
+    if (!existsSync(attributes)) writeFileSync(attributes, BYTES_AS_THEY_ARE);
+    const seeded = yield* seedIndex();
+    let tree: string;
+    try {
+      tree = yield* snapshotOnce();
+    } catch (error) {
+      if (!seeded) throw error;
+      // A copied index this git cannot use here (a split index, a merge half done): the
+      // snapshot starts from an empty one instead, hashing every file once.
+      rmSync(place.index, { force: true });
+      tree = yield* snapshotOnce();
+    }
+    if (!leftForNext && place.sharedIndex) {
+      leftForNext = true;
+      yield { copyIndex: { from: place.index, to: place.sharedIndex } };
+    }
+    return tree;
+  }
+
   return {
     root,
+    store: gitDir,
     snapshot() {
-      writeExcludes();
-      // One walk of the work tree finds what changed since the last snapshot (new, modified,
-      // deleted); the index's stat cache and its untracked cache keep it short.
-      const changed = split(
-        git(["ls-files", "-z", "--others", "--modified", "--exclude-standard"]),
-      );
-      const tooBig = changed.filter((path) => sizeOf(join(root, path)) > SNAPSHOT_FILE_CAP);
-      if (tooBig.length > 0) {
-        for (const path of tooBig) bigFiles.add(path);
-        writeExcludes();
-        git(["rm", "--cached", "--quiet", "--ignore-unmatch", ...fromList], paths(tooBig));
+      const steps = snapshotSteps();
+      let next = steps.next();
+      while (!next.done) {
+        const step = next.value;
+        next = feed(
+          steps,
+          outcomeOf(() =>
+            "git" in step ? git(step.git, step.input).toString() : copyIndexSync(step.copyIndex),
+          ),
+        );
       }
-      const added = changed.filter((path) => !bigFiles.has(path));
-      if (added.length > 0) git(["add", "--all", ...fromList], paths(added));
-      return git(["write-tree"]).toString().trim();
+      return next.value;
+    },
+    async snapshotInBackground() {
+      const steps = snapshotSteps();
+      let next = steps.next();
+      while (!next.done) {
+        const step = next.value;
+        const output =
+          "git" in step
+            ? gitAsync([...settings, ...step.git], run(shadowEnv, step.input))
+            : copyIndex(step.copyIndex);
+        next = feed(
+          steps,
+          await output.then(
+            (text) => ({ output: text }),
+            (error) => ({ error }),
+          ),
+        );
+      }
+      return next.value;
     },
     files(tree) {
       const entries = new Map<string, TreeEntry>();
@@ -144,28 +247,79 @@ export function openShadowRepo(gitDir: string, root: string, env: NodeJS.Process
     changed(from, to) {
       return split(git(["diff-tree", "-r", "-z", "--name-only", "--no-renames", from, to]));
     },
-    blob: (id) => git(["cat-file", "blob", id]),
+    blob: (id) => read(["cat-file", "blob", id]),
     blobs(ids) {
       const found = new Map<string, Buffer>();
       const unique = [...new Set(ids)];
       for (let start = 0; start < unique.length; start += BLOBS_PER_BATCH) {
         const batch = unique.slice(start, start + BLOBS_PER_BATCH);
-        const output = git(["cat-file", "--batch"], `${batch.join("\n")}\n`);
-        // Each blob comes as "<id> blob <size>\n<bytes>\n".
+        const output = read(["cat-file", "--batch"], `${batch.join("\n")}\n`);
+        // Each blob comes as "<id> blob <size>\n<bytes>\n", a pruned one as "<id> missing\n".
         let at = 0;
         for (const id of batch) {
           const header = output.indexOf(10, at);
-          const size = Number(output.subarray(at, header).toString().split(" ")[2]);
-          found.set(id, output.subarray(header + 1, header + 1 + size));
-          at = header + 1 + size + 1;
+          const [, type, size] = output.subarray(at, header).toString().split(" ");
+          at = header + 1;
+          if (type === "missing") continue;
+          found.set(id, output.subarray(at, at + Number(size)));
+          at += Number(size) + 1;
         }
       }
       return found;
     },
+    missing(ids) {
+      const unique = [...new Set(ids)];
+      if (unique.length === 0) return new Set();
+      const answers = read(["cat-file", "--batch-check"], `${unique.join("\n")}\n`).toString();
+      return new Set(
+        answers
+          .split("\n")
+          .filter((line) => line.endsWith(" missing"))
+          .map((line) => line.slice(0, -" missing".length)),
+      );
+    },
   };
 }
 
-function split(output: Buffer): string[] {
+/** What running one step came to: its output, or what it threw. */
+type Outcome = { output: string } | { error: unknown };
+
+function outcomeOf(work: () => string): Outcome {
+  try {
+    return { output: work() };
+  } catch (error) {
+    return { error };
+  }
+}
+
+/** Gives the steps a step's output, or throws its failure into them (they may go on another way). */
+function feed(steps: SnapshotSteps, outcome: Outcome) {
+  return "error" in outcome ? steps.throw(outcome.error) : steps.next(outcome.output);
+}
+
+// Git trusts an index entry's stat data only for files older than the index file itself (its
+// "racy git" rule), so a copied index keeps the original's time, rounded down. The copy is made
+// beside its place and renamed in, as sessions share the store's.
+
+function copyIndexSync({ from, to }: { from: string; to: string }): string {
+  const { mtimeMs } = statSync(from);
+  const writing = `${to}.${randomUUID()}`;
+  copyFileSync(from, writing);
+  utimesSync(writing, Math.floor(mtimeMs) / 1000, Math.floor(mtimeMs) / 1000);
+  renameSync(writing, to);
+  return "";
+}
+
+async function copyIndex({ from, to }: { from: string; to: string }): Promise<string> {
+  const { mtimeMs } = await stat(from);
+  const writing = `${to}.${randomUUID()}`;
+  await copyFile(from, writing);
+  await utimes(writing, Math.floor(mtimeMs) / 1000, Math.floor(mtimeMs) / 1000);
+  await rename(writing, to);
+  return "";
+}
+
+function split(output: Buffer | string): string[] {
   return output
     .toString()
     .split("\0")

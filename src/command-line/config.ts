@@ -76,10 +76,9 @@ Options:
   --no-auto-compact              compact only on /compact or when the API says "too long"
   --tools LIST                   the tools the model gets, e.g. "bash" for s01's one tool
                                  (default: bash,read,write,edit, skill when there are skills,
-                                 and for a hosted model agent and web_search, the provider's
-                                 own search where its API runs it: Anthropic's, OpenAI's
-                                 Responses; add todo_write for the todo list, web_fetch to
-                                 read web pages)
+                                 and for a hosted model agent, web_fetch and web_search, the
+                                 provider's own search where its API runs it: Anthropic's,
+                                 OpenAI's Responses; add todo_write for the todo list)
   --mcp-config FILE              MCP servers to add, in .mcp.json's format (may be repeated)
   --goal CONDITION               work until a separate judge finds CONDITION met (exit 0),
                                  impossible (exit 1) or the budget spent (exit 3); /goal in the REPL
@@ -91,6 +90,8 @@ Options:
   --permission-mode M            ask, auto, read-only, yolo or plan (look, propose a plan, ask)
   --dangerously-skip-permissions same as --permission-mode yolo
   --allow-network                let sandboxed commands use the network
+  --writable-git-dir             let sandboxed commands write the repository's .git (git add,
+                                 commit; or "sandbox": {"writableGitDir": true} in your settings)
   --memory                       remember across sessions (or "memory": true in your settings)
   --cwd DIR                      work in DIR instead of the current directory
   --worktree [NAME]              work in a new git worktree on the branch agentloop/NAME, removed
@@ -176,6 +177,7 @@ export function parseCommandLine(argv: string[], currentDirectory = process.cwd(
     resume: values.continue ? { latest: true } : values.resume ? { id: values.resume } : undefined,
     permissionMode,
     allowNetwork: values["allow-network"] ?? false,
+    writableGitDir: values["writable-git-dir"] ?? false,
     memory: values.memory ?? false,
     goal: {
       condition: values.goal === undefined ? undefined : goalCondition(values.goal, "--goal"),
@@ -217,6 +219,7 @@ function parseFlags(argv: string[]) {
       "permission-mode": { type: "string" },
       "dangerously-skip-permissions": { type: "boolean" },
       "allow-network": { type: "boolean" },
+      "writable-git-dir": { type: "boolean" },
       memory: { type: "boolean" },
       cwd: { type: "string" },
       port: { type: "string" },

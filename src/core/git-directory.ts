@@ -1,7 +1,7 @@
 // Where a workspace's git repository is, read from the files git keeps, without running git:
 // its root, its git directory (a worktree's is elsewhere), and the exclude list of one clone.
 
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { appendFile, mkdir, readFile } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 
@@ -56,6 +56,31 @@ export function sharedGitDirectoryOf(root: string): string | null {
 export function workTreeRootOf(cwd: string): string | null {
   const root = directoriesFromRepositoryRoot(cwd)[0] as string;
   return gitDirectoryOf(join(root, ".git")) ? root : null;
+}
+
+/**
+ * What holds the git state of the repository `workspace` is in, which the sandbox keeps
+ * read-only: the `.git` at its work tree's root (a directory, or a linked worktree's pointer
+ * file), the git directory it leads to (a worktree's own `worktrees/<name>`) and the git
+ * directory shared by all its worktrees; each once, links resolved. Empty outside a repository.
+ */
+export function repositoryGitPaths(workspace: string): string[] {
+  const root = workTreeRootOf(workspace);
+  if (root === null) return [];
+  const found = [
+    join(root, ".git"),
+    gitDirectoryOf(join(root, ".git")),
+    sharedGitDirectoryOf(root),
+  ];
+  const paths = new Set<string>();
+  for (const path of found) {
+    try {
+      if (path) paths.add(realpathSync(path));
+    } catch {
+      // Gone since it was found: nothing left there to protect.
+    }
+  }
+  return [...paths];
 }
 
 /**

@@ -44,6 +44,7 @@ export const USER_ONLY_KEYS = [
   "enabledMcpjsonServers",
   "mcpServers",
   "memory",
+  "sandbox",
   "webFetch",
 ];
 

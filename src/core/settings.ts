@@ -46,6 +46,27 @@ export async function readSettings(file: string): Promise<Record<string, unknown
   throw new ConfigError(`${file} is not a JSON object; fix or remove it.`);
 }
 
+/**
+ * A key only the person's own settings may set (a repository's file could otherwise widen what
+ * agentloop does for itself): its value there, the file, and a sentence for the person when the
+ * project's file sets it too, which is ignored; `lets` ends that sentence ("can ...").
+ */
+export async function readUserOnlyKey(
+  workspace: string,
+  env: NodeJS.ProcessEnv,
+  key: string,
+  lets: string,
+): Promise<{ value: unknown; file: string; ignored: string | null }> {
+  const file = userSettingsPath(env);
+  const projectFile = projectSettingsPath(workspace);
+  const [user, project] = await Promise.all([readSettings(file), readSettings(projectFile)]);
+  const ignored =
+    project[key] === undefined
+      ? null
+      : `"${key}" in ${projectFile} is ignored: only your own settings (${file}) can ${lets}.`;
+  return { value: user[key], file, ignored };
+}
+
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -67,8 +67,12 @@ export type BeforeCall =
 
 /** Scripts around each call (the user's hooks, src/hooks/): before its permission check, after it ran. */
 export interface ToolCallHooks {
-  /** A block refuses the call with its reason; otherwise the input may change. */
-  beforeCall(call: ToolUseBlock, signal: AbortSignal): Promise<BeforeCall>;
+  /**
+   * A block refuses the call with its reason; otherwise the input may change. `tool` is the tool
+   * that will run it, for hooks that treat calls by what they do (a read-only call needs no
+   * checkpoint to wait for).
+   */
+  beforeCall(call: ToolUseBlock, signal: AbortSignal, tool?: Tool): Promise<BeforeCall>;
   /** The result the model reads, with what the hooks add to it. */
   afterCall(
     call: ToolUseBlock,

@@ -52,6 +52,8 @@ export async function createGoalPart(options: GoalPartOptions): Promise<SessionP
   let flagApplied = false;
   let noteDue = false;
   let pending: LoopEvent[] = [];
+  /** The goal the screen and the session file know of: its goal_set has gone out. */
+  let told: string | undefined;
   let checks = 0;
   let last: string | undefined;
   // This prompt's run: the judge's requests count against --max-turns with the model's replies.
@@ -64,8 +66,11 @@ export async function createGoalPart(options: GoalPartOptions): Promise<SessionP
     pending.push(goalSet(next));
   };
   const clear = (by: "user" | "met" | "impossible") => {
+    // A goal set and cleared before any prompt showed it did nothing: neither is told.
+    pending = pending.filter((event) => !(event.type === "part" && event.name === "goal_set"));
     // @step goal.goal_cleared: The goal is cleared: met, impossible, or by the person.
-    if (condition !== undefined) pending.push(goalCleared(condition, by));
+    if (told !== undefined) pending.push(goalCleared(told, by));
+    told = undefined;
     condition = undefined;
     noteDue = false;
   };
@@ -215,6 +220,7 @@ export async function createGoalPart(options: GoalPartOptions): Promise<SessionP
     eventsBefore() {
       const events = pending;
       pending = [];
+      told = condition;
       return events;
     },
     eventsAfter(event) {

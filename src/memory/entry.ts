@@ -80,10 +80,14 @@ export function parseTopicFile(topic: string, text: string): MemoryEntry[] {
 }
 
 /** How an entry is shown to a person and in the index: its id, text, and where it came from. */
-export function describeEntry(entry: MemoryEntry, width = Number.POSITIVE_INFINITY): string {
+export function describeEntry(
+  entry: MemoryEntry,
+  { width = Number.POSITIVE_INFINITY, wholeSession = false } = {},
+): string {
   const text = entry.text.length > width ? `${entry.text.slice(0, width - 1)}…` : entry.text;
   const when = entry.made ? `${entry.made.slice(0, 16).replace("T", " ")} UTC` : "by hand";
-  const session = entry.session ? `, session ${entry.session.slice(0, 8)}` : "";
+  const id = entry.session && (wholeSession ? entry.session : entry.session.slice(0, 8));
+  const session = id ? `, session ${id}` : "";
   return `[${entry.id}] ${text} (${when}${session}${entry.pinned ? ", pinned" : ""})`;
 }
 

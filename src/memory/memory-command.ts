@@ -2,10 +2,11 @@
 // list what is remembered and where, forget or pin an entry, clear it all (a backup is kept),
 // and approve or reject what waits in the inbox ("memory": "ask").
 
+import { join } from "node:path";
 import { ConfigError } from "../core/errors.js";
 import { plural } from "../core/wording.js";
 import { describeEntry, type MemoryEntry } from "./entry.js";
-import type { MemoryStore } from "./store.js";
+import { type MemoryStore, memoryDirectory, openMemoryStore } from "./store.js";
 
 export interface MemoryStores {
   main: MemoryStore;
@@ -13,6 +14,20 @@ export interface MemoryStores {
   inbox: MemoryStore;
   /** The session that approves, for the record an approved entry keeps. */
   session: string;
+}
+
+/**
+ * The project's stores as the person reaches them outside a session that remembers (the shell,
+ * /memory with memory off): what they do here was redacted when it was first written.
+ */
+export function storesFor(cwd: string, env: NodeJS.ProcessEnv, session: string): MemoryStores {
+  const directory = memoryDirectory(cwd, env);
+  const unchanged = (text: string) => text;
+  return {
+    main: openMemoryStore({ directory, cwd, redact: unchanged }),
+    inbox: openMemoryStore({ directory: join(directory, "inbox"), cwd, redact: unchanged }),
+    session,
+  };
 }
 
 export const MEMORY_COMMAND_HELP =
@@ -32,11 +47,11 @@ export async function runMemoryCommand(words: string[], stores: MemoryStores): P
       return listing(stores);
     case "forget": {
       const gone = await main.forget(id);
-      return gone ? `Forgot ${describeEntry(gone)}.` : noSuchEntry(id);
+      return gone ? `Forgot ${listed(gone)}.` : noSuchEntry(id);
     }
     case "pin": {
       const pinned = await main.pin(id);
-      return pinned ? `Pinned ${describeEntry(pinned)}.` : noSuchEntry(id);
+      return pinned ? `Pinned ${listed(pinned)}.` : noSuchEntry(id);
     }
     case "approve":
     case "reject": {
@@ -76,11 +91,16 @@ function byTopic(entries: readonly MemoryEntry[]): string {
   return topics
     .map((topic) => {
       const mine = entries.filter((entry) => entry.topic === topic);
-      return [`  ${topic}:`, ...mine.map((entry) => `    ${describeEntry(entry)}`)].join("\n");
+      return [`  ${topic}:`, ...mine.map((entry) => `    ${listed(entry)}`)].join("\n");
     })
     .join("\n");
 }
 
 function noSuchEntry(id: string): string {
   return `No entry has the id ${id}; memory list shows them.`;
+}
+
+/** An entry as the person reads it: its session's whole id, which `agentloop view` takes. */
+function listed(entry: MemoryEntry): string {
+  return describeEntry(entry, { wholeSession: true });
 }

@@ -7,7 +7,8 @@
 import { basename, join } from "node:path";
 import type { LoopEvent } from "../core/events.js";
 import type { Message } from "../core/messages.js";
-import type { PartHost, SessionPart } from "../core/part.js";
+import type { PartCommand, PartHost, SessionPart } from "../core/part.js";
+import { userSettingsPath } from "../core/settings.js";
 import type { Tool } from "../core/tool.js";
 import { plural } from "../core/wording.js";
 import { redactSecretShapes } from "../permissions/secret-shapes.js";
@@ -15,7 +16,7 @@ import { askModel } from "./ask-model.js";
 import { applyConsolidation, CONSOLIDATION_SYSTEM, consolidationRequest } from "./consolidation.js";
 import { timeStamp } from "./entry.js";
 import { EXTRACTION_SYSTEM, extractionRequest, parseProposals } from "./extraction.js";
-import { MEMORY_COMMAND_HELP, runMemoryCommand } from "./memory-command.js";
+import { MEMORY_COMMAND_HELP, runMemoryCommand, storesFor } from "./memory-command.js";
 import { memoryEvent, writeEvent } from "./memory-events.js";
 import { createMemoryTool } from "./memory-tool.js";
 import { indexHead, memorySection, overBudget } from "./prompt-section.js";
@@ -36,15 +37,18 @@ export interface MemoryPartOptions {
   notice(sentence: string): void;
 }
 
-/** The memory part, or null when memory is off: then nothing of it is offered or read. */
-export async function startMemoryPart(options: MemoryPartOptions): Promise<SessionPart | null> {
+/**
+ * The memory part. With memory off, nothing of it is offered or read: the part is only /memory,
+ * which says how to turn it on and, as `agentloop memory` does, reaches the memory on request.
+ */
+export async function startMemoryPart(options: MemoryPartOptions): Promise<SessionPart> {
   const choice = await chooseMemory({
     flag: options.flag,
     workspace: options.cwd,
     env: options.env,
     notice: options.noticeAtStart,
   });
-  if (choice === "off") return null;
+  if (choice === "off") return memoryOffPart(options);
   const directory = memoryDirectory(options.cwd, options.env);
   const store = openMemoryStore({ directory, cwd: options.cwd, redact: options.redact });
   const inbox = openMemoryStore({
@@ -177,17 +181,34 @@ export async function startMemoryPart(options: MemoryPartOptions): Promise<Sessi
       return events;
     },
     commands: [
-      {
-        name: "/memory",
-        argument: "[ACTION]",
-        help: `what is remembered for this project and where; ACTION: ${MEMORY_COMMAND_HELP.slice(1, -1)}`,
-        run: (argument) =>
-          runMemoryCommand(argument.split(/\s+/).filter(Boolean), {
-            main: store,
-            inbox,
-            session: session(),
-          }),
-      },
+      memoryCommand((words) => runMemoryCommand(words, { main: store, inbox, session: session() })),
+    ],
+  };
+}
+
+function memoryCommand(run: (words: string[]) => Promise<string>): PartCommand {
+  return {
+    name: "/memory",
+    argument: "[ACTION]",
+    help: `what is remembered for this project and where; ACTION: ${MEMORY_COMMAND_HELP.slice(1, -1)}`,
+    run: (argument) => run(argument.split(/\s+/).filter(Boolean)),
+  };
+}
+
+function memoryOffPart(options: MemoryPartOptions): SessionPart {
+  let host: PartHost | null = null;
+  const off = `Memory is off in this session: nothing is remembered or read. To turn it on, put "memory": true in ${userSettingsPath(options.env)}, or start agentloop with --memory.`;
+  return {
+    name: "memory",
+    attach(given) {
+      host = given;
+    },
+    commands: [
+      memoryCommand(async (words) => {
+        const session = host ? basename(host.directory()) : "";
+        const stores = storesFor(options.cwd, options.env, session);
+        return `${off}\n${await runMemoryCommand(words, stores)}`;
+      }),
     ],
   };
 }

@@ -1,12 +1,11 @@
 // `agentloop memory [list | forget ID | pin ID | approve ID|all | reject ID|all | clear]
 // [--cwd DIR]`: the project's memory from the shell, whether or not memory is turned on.
 
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError } from "../core/errors.js";
 import { EXIT } from "../core/exit-codes.js";
-import { MEMORY_COMMAND_HELP, runMemoryCommand } from "./memory-command.js";
-import { memoryDirectory, openMemoryStore } from "./store.js";
+import { MEMORY_COMMAND_HELP, runMemoryCommand, storesFor } from "./memory-command.js";
 
 export async function runMemoryShellCommand(options: {
   argv: string[];
@@ -22,14 +21,7 @@ export async function runMemoryShellCommand(options: {
     );
   }
   const cwd = resolve(parsed.values.cwd ?? ".");
-  const directory = memoryDirectory(cwd, options.env);
-  // What the person does here was redacted when it was first written.
-  const unchanged = (text: string) => text;
-  const stores = {
-    main: openMemoryStore({ directory, cwd, redact: unchanged }),
-    inbox: openMemoryStore({ directory: join(directory, "inbox"), cwd, redact: unchanged }),
-    session: "shell",
-  };
+  const stores = storesFor(cwd, options.env, "shell");
   options.stdout(await runMemoryCommand(parsed.positionals, stores));
   return EXIT.done;
 }

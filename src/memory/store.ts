@@ -181,7 +181,7 @@ function indexFile(cwd: string, entries: readonly MemoryEntry[]): string {
   for (const entry of entries)
     byTopic.set(entry.topic, [...(byTopic.get(entry.topic) ?? []), entry]);
   const sections = [...byTopic].map(([topic, mine]) => {
-    const lines = mine.map((entry) => `- ${describeEntry(entry, INDEX_ENTRY_WIDTH)}`);
+    const lines = mine.map((entry) => `- ${describeEntry(entry, { width: INDEX_ENTRY_WIDTH })}`);
     return `## ${topic} (topics/${topic}.md)\n${lines.join("\n")}`;
   });
   return [

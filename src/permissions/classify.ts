@@ -10,6 +10,7 @@ import { resolve } from "node:path";
 import { parseShell } from "../shell/parse.js";
 import { isHarmlessSink, type SimpleCommand, writtenTarget } from "../shell/syntax.js";
 import { type DangerContext, findDanger, quoted } from "./dangerous.js";
+import { writesGitState } from "./git-state.js";
 import { type Place, placeOf } from "./paths.js";
 import { isReadOnlyProgram } from "./read-only.js";
 import { matchingRule, type PermissionRules, suggestRule } from "./rules.js";
@@ -33,6 +34,12 @@ export interface ClassifyContext {
   home?: string;
   /** Directories outside the workspace that commands may change (the sandbox's temp dir). */
   scratch?: string[];
+  /**
+   * Nothing contains what a read-only command runs (ask mode where the sandbox cannot start):
+   * then git is never read-only, since even `git status` runs what a repository's config
+   * names (core.fsmonitor, a pager, a diff driver).
+   */
+  gitUnsandboxed?: boolean;
 }
 
 type PartVerdict =
@@ -73,6 +80,24 @@ export function isReadOnlyScript(command: string): boolean {
   return hazards.length === 0 && parts.every(isReadOnlyPart);
 }
 
+/**
+ * The first git command in `command` that writes the repository's git state (`git commit`,
+ * `sh -c "git add ."`), quoted as the reasons quote a command; null when there is none or the
+ * command cannot be parsed (which is judged, and asked about, on its own).
+ */
+export function gitStateWriter(command: string): string | null {
+  const parsed = parseShell(command);
+  if (parsed.kind === "unparsable") return null;
+  const part = partsOf(parsed.commands).parts.find(
+    (each) =>
+      programName(each.argv[0]) === "git" &&
+      writesGitState(
+        each.argv.slice(1).flatMap((word) => (word.value === null ? [] : [word.value])),
+      ),
+  );
+  return part ? quoted(part) : null;
+}
+
 function partsOf(commands: SimpleCommand[]) {
   const looked = commands.map((command) => lookThrough(command));
   return { parts: looked.flatMap((l) => l.parts), hazards: looked.flatMap((l) => l.hazards) };
@@ -111,7 +136,13 @@ function judgePart(
     };
   }
   if (writes) return { kind: "ask", reason: writes.reason, flagged: false, rule };
-  if (isReadOnlyPart(part)) return { kind: "allow", reason: `${text} is read-only`, byRule: false };
+  if (isReadOnlyPart(part)) {
+    if (!context.gitUnsandboxed || programName(part.argv[0]) !== "git") {
+      return { kind: "allow", reason: `${text} is read-only`, byRule: false };
+    }
+    const reason = `${text} could run a command the repository's git config names, and there is no sandbox to run it in`;
+    return { kind: "ask", reason, flagged: false, rule };
+  }
   const why =
     part.argv[0]?.value === null
       ? `${text} runs a command whose name is only known when it runs`

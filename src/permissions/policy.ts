@@ -8,6 +8,7 @@
 
 import { homedir, tmpdir } from "node:os";
 import { ConfigError } from "../core/errors.js";
+import { workTreeRootOf } from "../core/git-directory.js";
 import type { ToolUseBlock } from "../core/messages.js";
 import { PERMISSION_MODES, type PermissionMode } from "../core/permission-mode.js";
 import { userSettingsPath } from "../core/settings.js";
@@ -15,7 +16,7 @@ import { resolveToolPath } from "../core/tool-path.js";
 import { initShellParser, isShellParserReady } from "../shell/parse.js";
 import type { Tool } from "../tools/tool.js";
 import type { PermissionCheck, PermissionHint } from "../tools/toolbox.js";
-import { classifyCommand, type Decision, isReadOnlyScript } from "./classify.js";
+import { classifyCommand, type Decision, gitStateWriter, isReadOnlyScript } from "./classify.js";
 import { judgeFileAccess, realPathsOf } from "./file-access.js";
 import { rememberAllowRules } from "./local-rules.js";
 import { type PermissionRules, ruleForTool, toolRule } from "./rules.js";
@@ -88,6 +89,14 @@ export interface PermissionOptions {
   scratch?: string[];
   /** The platform whose sandbox the temp directories follow; default process.platform. */
   platform?: NodeJS.Platform;
+  /**
+   * Whether ask mode runs the commands it lets through unasked in the read-only sandbox (the
+   * bash tool does once that sandbox has started). Absent or false, git commands are asked
+   * about: unsandboxed, even `git status` runs what a repository's config names.
+   */
+  readOnlySandboxed?: () => boolean;
+  /** The person's `"sandbox": {"writableGitDir": true}`: auto mode's commands may write .git. */
+  writableGitDir?: boolean;
 }
 
 type Outcome = { allowed: true } | { allowed: false; reason: string };
@@ -119,10 +128,14 @@ export function createPermissionCheck(settings: PermissionOptions): PermissionCh
       sandboxFor(current) !== null && (settings.platform ?? process.platform) === "darwin";
     const privateTmp = sandboxFor(current) !== null && !seatbelt;
     const scratch = [...(settings.scratch ?? []), ...(privateTmp ? ["/tmp"] : [])];
-    const options = { ...settings, scratch, temporary: seatbelt ? [] : [tmpdir()], realPaths };
+    const gitUnsandboxed = current === "ask" && !settings.readOnlySandboxed?.();
+    const temporary = seatbelt ? [] : [tmpdir()];
+    const options = { ...settings, scratch, gitUnsandboxed, temporary, realPaths };
     const judged = withHint(await judge(call, tool, options), hint, current);
     if (judged.verdict === "deny")
       return { allowed: false, reason: `Permission denied: ${judged.reason}.` };
+    const gitRefusal = current === "auto" ? refuseGitWrite(call, tool, settings) : null;
+    if (gitRefusal) return gitRefusal;
     const planned = current === "plan" ? judgePlanFile(call, tool, options) : null;
     if (planned) return planned;
     if (judged.verdict === "allow") return { allowed: true };
@@ -232,12 +245,34 @@ function refuseOrSandbox(
 }
 
 /**
+ * In auto mode, a command that writes the repository's git state (`git commit`, `git add`) would
+ * only fail in the sandbox, where .git is read-only: it is refused saying why and how to allow
+ * it. Unless the person's own settings open .git, or the workspace is in no repository.
+ */
+function refuseGitWrite(
+  call: ToolUseBlock,
+  tool: Tool,
+  settings: PermissionOptions,
+): Outcome | null {
+  const command = commandOf(call, tool);
+  if (command === null || settings.writableGitDir) return null;
+  const writer = gitStateWriter(command);
+  if (writer === null || workTreeRootOf(settings.workspace) === null) return null;
+  return {
+    allowed: false,
+    reason: `Permission denied: ${writer} writes the repository's .git, which is read-only in the sandbox because a repository's git config can name commands that would run outside it; the user can allow it with "sandbox": {"writableGitDir": true} in their own settings (${userSettingsPath(settings.env)}), or run agentloop with --permission-mode ask.`,
+  };
+}
+
+/**
  * The options, with the temp directories the file tools may change besides the scratch ones,
- * and where a file tool's paths lead (realPathsOf).
+ * where a file tool's paths lead (realPathsOf), and whether git would run unsandboxed where it
+ * goes unasked.
  */
 type JudgeOptions = PermissionOptions & {
   temporary: string[];
   realPaths: Record<string, string> | undefined;
+  gitUnsandboxed: boolean;
 };
 
 async function judge(call: ToolUseBlock, tool: Tool, options: JudgeOptions): Promise<Decision> {

@@ -136,7 +136,8 @@ const GIT_READ_ONLY = new Set([
   "whatchanged",
 ]);
 
-function gitIsReadOnly(args: string[]): boolean {
+/** True when git's arguments (after its global options) ask only to read. */
+export function gitIsReadOnly(args: string[]): boolean {
   const [subcommand, ...rest] = args;
   if (subcommand === undefined || subcommand === "--version" || subcommand === "--help") {
     return true;

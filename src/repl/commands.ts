@@ -2,6 +2,8 @@
 // A line is a command when its first word is a slash and a name (`/compact the tests`); a
 // path such as `/usr/bin/env is missing` is a prompt. No command ever sends a prompt.
 
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { agentLines } from "../agents/agent-list.js";
 import type { SessionControls } from "../command-line/setup.js";
 import type { LoopEvent } from "../core/events.js";
@@ -245,13 +247,13 @@ export const COMMANDS: Command[] = [
   {
     name: "/export",
     argument: "[file]",
-    help: "write this session as one self-contained HTML page (agentloop-ID.html)",
+    help: "write this session as one self-contained HTML page (without a file: in the session's own folder)",
     async run(argument, context) {
       const { runViewCommand } = await import("../viewer/view-command.js");
       await runViewCommand({
         sessionId: context.sessionPath,
         cwd: context.cwd,
-        exportPath: argument || `agentloop-${context.session.id}.html`,
+        exportPath: argument || ownFolderPage(context.sessionPath, context.session.id),
         sessionsDir: context.sessionsDirectory,
         stdout: context.print,
       });
@@ -264,6 +266,16 @@ export const COMMANDS: Command[] = [
     run: (_argument, context) => context.exit(),
   },
 ];
+
+/**
+ * Where /export writes without a file name: the session's own folder, beside its file, not the
+ * work tree, where an untracked page is easily committed by accident.
+ */
+function ownFolderPage(sessionPath: string, id: string): string {
+  const folder = join(dirname(sessionPath), id);
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  return join(folder, `agentloop-${id}.html`);
+}
 
 export type ParsedInput =
   | { kind: "empty" }

@@ -1,5 +1,6 @@
 // One line per recorded session, for `agentloop sessions` and the REPL's /sessions.
 
+import { plural } from "../core/wording.js";
 import type { SessionSummary } from "../session/session-file.js";
 
 const PROMPT_WIDTH = 60;
@@ -12,7 +13,7 @@ export function sessionLines(sessions: SessionSummary[], current?: string): stri
         ? `${session.firstPrompt.slice(0, PROMPT_WIDTH - 1)}…`
         : session.firstPrompt;
     const started = session.startedAt.slice(0, 16).replace("T", " ");
-    const line = `${session.id}  ${started}  ${session.model}  ${session.turns} turns  ${prompt}`;
+    const line = `${session.id}  ${started}  ${session.model}  ${plural(session.turns, "turn")}  ${prompt}`;
     return session.id === current ? `${line}  (this session)` : line;
   });
 }

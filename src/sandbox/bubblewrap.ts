@@ -1,5 +1,5 @@
 // The Linux sandbox, bubblewrap: the whole file system read-only, the workspace and a private
-// /tmp writable, the user's credentials hidden, no network unless allowed, no nested user
+// /tmp writable but for the git directory of its repository, the user's credentials hidden, no network unless allowed, no nested user
 // namespaces where this bubblewrap can forbid them, and every process of the command gone when
 // it ends (a PID namespace). `wrap` only builds the argv; the bash tool spawns it.
 
@@ -7,6 +7,7 @@ import { execFile, execFileSync } from "node:child_process";
 import { existsSync, lstatSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
+import { repositoryGitPaths } from "../core/git-directory.js";
 import { HIDDEN_FROM_COMMANDS } from "./hidden-paths.js";
 import {
   OTHER_MODES,
@@ -115,6 +116,11 @@ export function createBubblewrapSandbox(options: SandboxOptions): Sandbox {
         options.writable ? "--bind" : "--ro-bind",
         workspace,
         workspace,
+        // After the workspace, which it narrows; found at each command, as .git may be new.
+        ...bindEach(
+          repositoryGitPaths(workspace),
+          options.writable && options.writableGitDir ? "--bind" : "--ro-bind",
+        ),
         ...hide(HIDDEN_FROM_COMMANDS.map((path) => join(home, path))),
         ...(options.allowNetwork ? hide(HOST_SOCKETS) : []),
         "--setenv",
@@ -127,6 +133,10 @@ export function createBubblewrapSandbox(options: SandboxOptions): Sandbox {
       ];
     },
   };
+}
+
+function bindEach(paths: string[], how: "--bind" | "--ro-bind"): string[] {
+  return paths.flatMap((path) => [how, path, path]);
 }
 
 function isWithin(root: string, path: string): boolean {

@@ -13,6 +13,13 @@ export interface SandboxOptions {
    * under Seatbelt.
    */
   tmpDir: string;
+  /**
+   * Lets commands write the git directory of the workspace's repository (the person's
+   * `"sandbox": {"writableGitDir": true}`, or a batch clone of agentloop's own): by default it
+   * stays read-only even where the workspace is writable, since a repository's git config
+   * names commands (core.fsmonitor, hooks, filters) that git runs outside the sandbox later.
+   */
+  writableGitDir?: boolean;
   /** Whose credentials are hidden; defaults to the user's home. */
   home?: string;
   /** The bubblewrap program; defaults to `bwrap` on the PATH. */

@@ -1,7 +1,7 @@
 // The macOS sandbox, Seatbelt: `sandbox-exec` runs the command under a profile agentloop writes
 // for it, keeping bubblewrap's promises where macOS allows. Reads are allowed except the
-// credentials; writes only in the workspace and the session's scratch directory, where TMPDIR
-// points (/tmp is not writable); no network unless allowed, and then not the sockets of
+// credentials; writes only in the workspace (its repository's git directory aside) and the
+// session's scratch directory, where TMPDIR points (/tmp is not writable); no network unless allowed, and then not the sockets of
 // daemons that control the host (Docker, colima, OrbStack). The profile holds no path of its
 // own: every path is a parameter (-D), so nothing in a path can change the profile, and each is
 // given in the form the kernel matches, links resolved (/private/tmp, not /tmp).
@@ -11,6 +11,7 @@
 
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { repositoryGitPaths } from "../core/git-directory.js";
 import { HIDDEN_FROM_COMMANDS } from "./hidden-paths.js";
 import { realTarget } from "./real-path.js";
 import {
@@ -32,6 +33,10 @@ export interface SeatbeltInput {
   /** Every path below in canonical form: absolute, links resolved. */
   workspace: string;
   scratch: string;
+  /** The git state of the workspace's repository (its `.git`, git directory, shared one). */
+  gitPaths: readonly string[];
+  /** Whether those may be written (where the workspace may be). */
+  writableGitDir: boolean;
   hidden: readonly string[];
   sockets: readonly string[];
 }
@@ -73,6 +78,9 @@ export function seatbeltProfile(input: SeatbeltInput): SeatbeltProfile {
     ...(input.writable ? [`(subpath ${parameter("WORKSPACE", input.workspace)})`] : []),
     `(subpath ${parameter("SCRATCH", input.scratch)})`,
   ];
+  const git = input.gitPaths.map((path, i) => `(subpath ${parameter(`GIT_${i}`, path)})`);
+  const gitWritable = input.writable && input.writableGitDir;
+  if (gitWritable) writable.push(...git);
   const hidden = input.hidden.map((path, i) => `(subpath ${parameter(`HIDDEN_${i}`, path)})`);
   const lines = [
     "(version 1)",
@@ -94,6 +102,13 @@ export function seatbeltProfile(input: SeatbeltInput): SeatbeltProfile {
     "; The devices a shell writes to: `> /dev/null`, `>&2` spelled `> /dev/stderr`.",
     '(allow file-write-data (literal "/dev/null") (literal "/dev/zero") (literal "/dev/stdout") (literal "/dev/stderr") (subpath "/dev/fd"))',
   ];
+  if (!gitWritable && git.length > 0) {
+    lines.push(
+      "",
+      "; The repository's git state, read-only: its config names commands git runs outside.",
+      `(deny file-write* ${git.join(" ")})`,
+    );
+  }
   if (input.allowNetwork) {
     const sockets = input.sockets.map((path, i) => `(subpath ${parameter(`SOCKET_${i}`, path)})`);
     lines.push(
@@ -130,6 +145,8 @@ export function createSeatbeltSandbox(options: SandboxOptions): Sandbox {
         allowNetwork: options.allowNetwork,
         workspace: realTarget(options.workspace),
         scratch,
+        gitPaths: repositoryGitPaths(options.workspace),
+        writableGitDir: options.writableGitDir ?? false,
         hidden: HIDDEN_FROM_COMMANDS.map((path) => realTarget(join(home, path))),
         sockets: [
           ...HOME_SOCKETS.map((path) => realTarget(join(home, path))),

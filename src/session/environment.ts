@@ -12,6 +12,8 @@ export interface EnvironmentFacts {
   mode: PermissionMode;
   /** --allow-network: sandboxed commands may use the network. */
   allowNetwork: boolean;
+  /** The person's writableGitDir (or --writable-git-dir): sandboxed commands may write .git. */
+  writableGitDir?: boolean;
   /** The tools the model has, by name: the conventions name only those. */
   toolNames: readonly string[];
   /** The start of the session (today's date comes from it). */
@@ -20,13 +22,15 @@ export interface EnvironmentFacts {
 }
 
 /** What each mode means for the model's commands and file changes. */
-function modeMeaning(mode: PermissionMode, allowNetwork: boolean): string {
-  const network = allowNetwork ? "with network" : "no network (unless --allow-network)";
+function modeMeaning(mode: PermissionMode, facts: EnvironmentFacts): string {
+  const network = facts.allowNetwork ? "with network" : "no network (unless --allow-network)";
   switch (mode) {
     case "ask":
-      return "read-only commands run at once; others wait for the user's yes or no, and a no is final";
-    case "auto":
-      return `commands run sandboxed, unasked: writes only in the workspace and temp, ${network}`;
+      return "read-only commands run at once, in a read-only sandbox; others wait for the user's yes or no, and a no is final";
+    case "auto": {
+      const where = facts.writableGitDir ? "the workspace" : "the workspace (not its .git)";
+      return `commands run sandboxed, unasked: writes only in ${where} and temp, ${network}`;
+    }
     case "read-only":
       return "commands run in a read-only sandbox; file changes are refused: investigate and report";
     case "yolo":
@@ -48,7 +52,7 @@ export function environmentSection(cwd: string, facts: EnvironmentFacts): string
   return [
     "Environment:",
     `- Today is ${localDate(now)}; platform ${platform}, shell bash; ${gitFacts(cwd)}.`,
-    `- Starting permission mode ${facts.mode}: ${modeMeaning(facts.mode, facts.allowNetwork)}.`,
+    `- Starting permission mode ${facts.mode}: ${modeMeaning(facts.mode, facts)}.`,
     `- ${conventions[0]?.toUpperCase()}${conventions.slice(1)}.`,
   ].join("\n");
 }

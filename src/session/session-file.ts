@@ -289,6 +289,8 @@ function withReadableResults<M extends Message>(message: M): M {
 }
 
 function unreadableResult(block: unknown): block is { type: "tool_result"; content: unknown } {
+  // Any value may stand in a hand-edited file's list, null included.
+  if (typeof block !== "object" || block === null) return false;
   const { type, content } = block as { type?: unknown; content?: unknown };
   return (
     type === "tool_result" &&

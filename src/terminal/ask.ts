@@ -5,6 +5,7 @@
 import type { Interface } from "node:readline";
 import type { PermissionAnswer, PermissionQuestion } from "../permissions/policy.js";
 import { askQuestion, type Question } from "./question.js";
+import type { Screen } from "./wrap.js";
 
 /** An argument of a tool call is shown on one line of at most this many characters. */
 const ARGUMENT_WIDTH = 200;
@@ -16,7 +17,7 @@ const ARGUMENT_WIDTH = 200;
 export function terminalAsk(
   readline: Interface,
   hold?: () => () => void,
-  output: { write(text: string): unknown } = process.stdout,
+  output: Screen & { write(text: string): unknown } = process.stdout,
 ) {
   return async (question: PermissionQuestion): Promise<PermissionAnswer> => {
     const line = await askQuestion({ readline, output, hold }, permissionQuestion(question));
@@ -37,15 +38,15 @@ export function permissionQuestion(question: PermissionQuestion): Question {
         return { headline: `Allow ${tool} to run ${lines[0]}?`, detail: why, choices };
       }
       const headline = `Allow ${tool} to run these ${lines.length} lines?`;
-      return { headline, detail: [...lines, ...why], choices };
+      return { headline, code: lines, detail: why, choices };
     }
     case "files": {
       const headline = `Allow ${tool} of ${action.paths.join(", ")}?`;
-      return { headline, detail: [...previewLines(question.preview), ...why], choices };
+      return { headline, code: previewLines(question.preview), detail: why, choices };
     }
     case "input": {
-      const detail = [...argumentLines(action.input), ...why];
-      return { headline: `Allow a call to ${tool}?`, detail, choices };
+      const code = argumentLines(action.input);
+      return { headline: `Allow a call to ${tool}?`, code, detail: why, choices };
     }
   }
 }

@@ -44,8 +44,8 @@ function approvalAsk<Asked>(
 export function mcpServerQuestion(question: McpApprovalQuestion): Question {
   return {
     headline: `Allow the MCP server "${question.name}" from ${question.file} to start?`,
+    code: [question.summary],
     detail: [
-      question.summary,
       "It would run with your permissions.",
       "The answer is remembered until its definition changes.",
     ],
@@ -56,8 +56,8 @@ export function mcpServerQuestion(question: McpApprovalQuestion): Question {
 export function projectHooksQuestion(question: HookApprovalQuestion): Question {
   return {
     headline: `Allow the hooks of ${question.file} to run?`,
+    code: question.hooks,
     detail: [
-      ...question.hooks,
       "They would run with your permissions, outside the sandbox, at each of these steps.",
       "The answer is remembered until they change.",
     ],
@@ -68,8 +68,8 @@ export function projectHooksQuestion(question: HookApprovalQuestion): Question {
 export function projectSettingsQuestion(question: SettingsApprovalQuestion): Question {
   return {
     headline: `Apply the settings of ${question.file}?`,
+    code: question.widens,
     detail: [
-      ...question.widens,
       "The repository sets these: they would let the model do more than your own settings allow.",
       "Its deny and ask rules apply either way. The answer is remembered until these change.",
     ],

@@ -1,17 +1,22 @@
 // A question the REPL asks the person at the terminal, in one shape whoever asks it (a tool
 // call's permission, a project's MCP server): what will happen, on one line; what to judge it
-// by, indented under it; then the choices, where the answer is typed.
+// by, indented under it; then the choices, where the answer is typed. Its sentences are wrapped
+// between words to the terminal's width, as all of agentloop's prose is (wrap.ts); its code (a
+// command, a diff, arguments) is left to the terminal.
 //
 // Only the choices are readline's prompt. Readline draws its prompt again, whole, when a key
 // edits the answer, by moving up as many rows as it thinks the prompt took: a question taller
 // than the screen would be drawn a second time under the first.
 
 import type { Interface } from "node:readline";
+import { columnsOf, type Screen, wrapText } from "./wrap.js";
 
 export interface Question {
   /** What a yes lets happen, asked on one line: `Allow edit of notes.txt?`. */
   headline: string;
-  /** What to judge it by (a diff, a command, why it is asked), a line each. */
+  /** What to judge it by that is code (a diff, a command's lines, arguments), a line each. */
+  code?: readonly string[];
+  /** What to judge it by in words (why it is asked, what a yes means), under the code. */
   detail: readonly string[];
   /** The answers, as the line the answer is typed on shows them: `[y]es, [n]o`. */
   choices: string;
@@ -20,7 +25,7 @@ export interface Question {
 export interface QuestionTerminal {
   readline: Interface;
   /** Where readline writes: the question's first lines go there before its prompt. */
-  output: { write(text: string): unknown };
+  output: Screen & { write(text: string): unknown };
   /** Keeps the progress line from drawing over the question; returns its release. */
   hold?: () => () => void;
 }
@@ -70,8 +75,14 @@ function ask(
 ): void {
   counts.set(readline, questionsAsked(readline) + 1);
   const release = hold?.() ?? (() => {});
-  const detail = question.detail.map((line) => `${INDENT}${line}\n`).join("");
-  output.write(`\n${question.headline}\n${detail}`);
+  const columns = columnsOf(output);
+  const code = (question.code ?? []).map((line) => `${INDENT}${line}\n`).join("");
+  const detail = question.detail.map((line) => `${wrapText(`${INDENT}${line}`, columns)}\n`);
+  // Only the last row of the choices is readline's prompt, drawn again as the answer is edited.
+  const choices = wrapText(question.choices, columns).split("\n");
+  const last = choices.pop() ?? "";
+  const before = choices.map((row) => `${row}\n`).join("");
+  output.write(`\n${wrapText(question.headline, columns)}\n${code}${detail.join("")}${before}`);
   const prompt = readline.getPrompt();
   const done = (answer: Answer) => {
     readline.off("line", onLine);
@@ -85,6 +96,6 @@ function ask(
   const onInterrupt = () => done(null);
   readline.on("line", onLine);
   readline.on("SIGINT", onInterrupt);
-  readline.setPrompt(`${question.choices} `);
+  readline.setPrompt(`${last} `);
   readline.prompt();
 }

@@ -138,7 +138,7 @@ const BAD_TIMEOUT: ToolOutput = {
 /** The argv of a prepared call, inside the sandbox when there is one. */
 function shellArgv(command: string, call: PreparedCall, options: BashOptions): () => string[] {
   const argv = ["bash", "--noprofile", "--norc", "-c", command];
-  return () => (options.wrap ? options.wrap(argv, { cwd: call.cwd }) : argv);
+  return () => (options.wrap ? options.wrap(argv, { cwd: call.cwd, command }) : argv);
 }
 
 /**

@@ -7,7 +7,10 @@
 // its subagent tool; a local model's window is small, so it gets it only when chosen.
 // web_search (src/web/) is in a hosted model's default set: the web part offers it only where
 // the API runs the search (Anthropic's, OpenAI's Responses), so Chat Completions gets none.
-// web_fetch is offered only when chosen.
+// web_fetch is in a hosted model's default set too, as Claude Code, gemini-cli and opencode
+// offer theirs: a person who asks "read this page" gets an agent that can. Its address check and
+// per-domain permission (asked at the REPL, refused headless unless allowed) keep it safe. A
+// local model gets it, and a subagent too, only when the person's list names it.
 
 import { ConfigError } from "../core/errors.js";
 import { readAllSettings } from "../core/project-settings.js";
@@ -25,32 +28,38 @@ export const TOOL_NAMES = [
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
+export interface ToolChoice {
+  names: ToolName[];
+  /** The person named them (--tools, a settings file), rather than taking the default set. */
+  chosen: boolean;
+}
+
 /** --tools wins; else the project's, then the user's "tools" setting; else the default set. */
-export async function chooseToolNames(input: {
+export async function chooseTools(input: {
   flag: string[] | undefined;
   workspace: string;
   env: NodeJS.ProcessEnv;
   /** The session runs a local model (--provider local). */
   localModel?: boolean;
-}): Promise<ToolName[]> {
-  if (input.flag) return validNames(input.flag, "--tools");
+}): Promise<ToolChoice> {
+  if (input.flag) return { names: validNames(input.flag, "--tools"), chosen: true };
   const local = input.localModel === true;
-  const hostedOnly = ["agent", "web_search"];
-  let chosen: ToolName[] = TOOL_NAMES.filter(
-    (name) =>
-      (name !== "todo_write" || local) &&
-      !(local && hostedOnly.includes(name)) &&
-      name !== "web_fetch",
-  );
+  const hostedOnly = ["agent", "web_search", "web_fetch"];
+  let choice: ToolChoice = {
+    names: TOOL_NAMES.filter(
+      (name) => (name !== "todo_write" || local) && !(local && hostedOnly.includes(name)),
+    ),
+    chosen: false,
+  };
   for (const { file, settings } of await readAllSettings(input)) {
     if (settings.tools === undefined) continue;
     const names = settings.tools;
     if (!Array.isArray(names) || names.some((name) => typeof name !== "string")) {
       throw new ConfigError(`"tools" in ${file} must be a list of tool names, such as ["bash"].`);
     }
-    chosen = validNames(names as string[], `"tools" in ${file}`);
+    choice = { names: validNames(names as string[], `"tools" in ${file}`), chosen: true };
   }
-  return chosen;
+  return choice;
 }
 
 function validNames(names: string[], where: string): ToolName[] {

@@ -81,7 +81,7 @@ export function createToolbox(
       const call = withArraysUnquoted(sent, tool);
       const problem = validate(call, tool);
       if (problem) return errorResult(call, `Invalid input for ${call.name}: ${problem}`);
-      const before = hooks ? await hooks.beforeCall(call, signal) : {};
+      const before = hooks ? await hooks.beforeCall(call, signal, tool) : {};
       if ("block" in before) return errorResult(call, before.block);
       // A hook's new input is checked like the model's: its schema, then its permission.
       const judged = before.input ? { ...call, input: before.input } : call;

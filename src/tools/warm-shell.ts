@@ -49,8 +49,11 @@ export interface WarmShell extends StartedShell {
   exited: Promise<unknown>;
 }
 
-/** Turns the argv of a command into the argv spawned (the sandbox). */
-export type Wrap = (argv: string[], context: { cwd: string }) => string[];
+/**
+ * Turns the argv of a command into the argv spawned (the sandbox). `command` is the command
+ * run, which may choose the sandbox; a warm shell is started before it is known, without one.
+ */
+export type Wrap = (argv: string[], context: { cwd: string; command?: string }) => string[];
 
 /** A session's warm shell: at most one waits, for the session's next command. */
 export interface WarmShells {
@@ -68,8 +71,8 @@ export interface WarmShells {
 export function createWarmShells(session: ShellSession, wrap: Wrap | undefined): WarmShells {
   let waiting: { call: PreparedCall; shell: WarmShell } | null = null;
   let disposed = false;
-  const argvFor = (call: PreparedCall) =>
-    waiterArgv(call.env, (argv) => (wrap ? wrap(argv, { cwd: call.cwd }) : argv));
+  const argvFor = (call: PreparedCall, command?: string) =>
+    waiterArgv(call.env, (argv) => (wrap ? wrap(argv, { cwd: call.cwd, command }) : argv));
   const discard = ({ call, shell }: { call: PreparedCall; shell: WarmShell }) => {
     // End of input: the waiting shell exits on its own, having started nothing.
     (shell.child.stdin as Writable).end();
@@ -82,11 +85,11 @@ export function createWarmShells(session: ShellSession, wrap: Wrap | undefined):
       waiting = null;
       if (!current) return null;
       const { call, shell } = current;
-      // The directory or the sandbox may have changed since it started.
+      // The directory or the sandbox (the mode's, or the one this command runs in) may differ.
       const usable =
         fitsWarmShell(command) &&
         session.isCurrent(call) &&
-        argvFor(call).join("\0") === shell.argv.join("\0");
+        argvFor(call, command).join("\0") === shell.argv.join("\0");
       if (usable && (await isReady(shell))) {
         const begin = () => handOver(shell, command);
         return { call, started: { ...shell, begin } };

@@ -3,7 +3,7 @@
 // only when that host may be fetched without asking, and the whole fetch has one deadline.
 
 import { type AddressPolicy, checkedAddress, FetchRefused } from "./checked-address.js";
-import { pinnedGet, type RequestLimits } from "./pinned-request.js";
+import type { RequestLimits } from "./pinned-request.js";
 
 export const MAX_REDIRECTS = 5;
 
@@ -55,6 +55,8 @@ async function follow(first: URL, options: FetchOptions, signal: AbortSignal): P
   for (let hop = 0; ; hop++) {
     const target = await checkedAddress(url, options.policy);
     signal.throwIfAborted();
+    // Node's HTTP clients load with the first fetch: most sessions offered web_fetch fetch nothing.
+    const { pinnedGet } = await import("./pinned-request.js");
     const head = await pinnedGet(url, target, options, signal);
     const location = head.headers.location;
     if (!REDIRECTS.has(head.status) || !location) {

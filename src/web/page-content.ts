@@ -8,7 +8,6 @@ import type { ImageBlock } from "../core/messages.js";
 import { plural } from "../core/wording.js";
 import { prepareImage } from "../images/prepare-image.js";
 import { cleanTerminalText } from "../tools/terminal-text.js";
-import { htmlToMarkdown } from "./html-markdown.js";
 
 export type PageContent =
   | { kind: "text"; title: string | null; text: string }
@@ -30,6 +29,8 @@ export async function pageContent(
   const html =
     HTML_TYPES.test(type) || (type === "" && /^\s*<(!doctype html|html)/i.test(ascii(body)));
   if (html) {
+    // Loaded with the first page: web_fetch is offered to most sessions, which fetch none.
+    const { htmlToMarkdown } = await import("./html-markdown.js");
     const page = htmlToMarkdown(decodeText(body, type));
     return { kind: "text", title: page.title, text: cleanTerminalText(page.markdown) };
   }

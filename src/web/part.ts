@@ -21,8 +21,9 @@ export const FETCH_LIMITS = {
 const PAGE_CHARS = 50_000;
 
 export interface WebPartOptions extends GateOptions {
-  /** Offer web_fetch; offer the provider's web search (where the provider has one). */
+  /** Offer web_fetch (to subagents too, with `fetchForChild`); offer the provider's web search (where the provider has one). */
   fetch: boolean;
+  fetchForChild?: boolean;
   search: boolean;
   /** From the user's settings (web-settings.ts). */
   allowHosts: readonly string[];
@@ -54,6 +55,7 @@ export function createWebPart(options: WebPartOptions): SessionPart {
   }) as Tool;
   const fetchOnly = options.fetch ? [webFetch] : [];
   const withSearch = [...fetchOnly, createWebSearchTool()];
+  const forChild = options.fetchForChild ? fetchOnly : [];
   let host: PartHost | undefined;
   return {
     name: "web",
@@ -61,7 +63,10 @@ export function createWebPart(options: WebPartOptions): SessionPart {
       host = session;
     },
     // A subagent fetches under the same gate: it asks the same person, under the same rules.
-    tools: (offer) => (options.search && searchOffered(host, offer) ? withSearch : fetchOnly),
+    tools: (offer) => {
+      if (offer.forChild) return forChild;
+      return options.search && searchOffered(host, offer) ? withSearch : fetchOnly;
+    },
     eventsBefore: () => events.splice(0),
     eventsAfter: searchEvents,
     async close() {

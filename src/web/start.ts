@@ -1,6 +1,7 @@
 // The web part as a session starts it: with web_fetch, the user's webFetch settings read (a
 // project's ignored, and the person told so) and a directory for the files web_fetch saves.
-// Search alone (the default on a hosted API) needs neither, nor web_fetch's code.
+// Search alone (a tools list without web_fetch) needs neither, nor web_fetch's code; with it,
+// its fetching code still waits for the first fetch (fetch-page.ts, page-content.ts).
 
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,8 +17,9 @@ export interface WebStart extends Omit<GateOptions, "workspace" | "ask"> {
   notice(sentence: string): void;
   /** The sandbox's scratch directory, when there is one: commands there can read the downloads. */
   scratch: string | undefined;
-  /** Which of the part's tools were chosen. */
+  /** Which of the part's tools the session offers, and whether a subagent gets web_fetch. */
   fetch: boolean;
+  fetchForChild: boolean;
   search: boolean;
 }
 
@@ -33,6 +35,7 @@ export async function startWebPart(start: WebStart): Promise<SessionPart> {
     ask: start.io.askPermission,
     allowHosts: settings.allowHosts,
     fetch: start.fetch,
+    fetchForChild: start.fetchForChild,
     search: start.search,
     downloads: mkdtempSync(join(start.scratch ?? tmpdir(), "agentloop-web-")),
   });

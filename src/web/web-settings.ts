@@ -3,7 +3,7 @@
 // .agentloop/settings.json could otherwise point web_fetch at the machine it runs on.
 
 import { ConfigError } from "../core/errors.js";
-import { isRecord, projectSettingsPath, readSettings, userSettingsPath } from "../core/settings.js";
+import { isRecord, readUserOnlyKey } from "../core/settings.js";
 
 export interface WebSettings {
   /** "host:port", the host lower-case and without IPv6 brackets. */
@@ -18,14 +18,9 @@ export async function readWebSettings(
   workspace: string,
   env: NodeJS.ProcessEnv,
 ): Promise<WebSettings> {
-  const userFile = userSettingsPath(env);
-  const projectFile = projectSettingsPath(workspace);
-  const [user, project] = await Promise.all([readSettings(userFile), readSettings(projectFile)]);
-  const ignored =
-    project.webFetch === undefined
-      ? null
-      : `"webFetch" in ${projectFile} is ignored: only your own settings (${userFile}) can let web_fetch reach hosts on your network.`;
-  return { allowHosts: allowHostsIn(user.webFetch, userFile), ignored };
+  const lets = "let web_fetch reach hosts on your network";
+  const { value, file, ignored } = await readUserOnlyKey(workspace, env, "webFetch", lets);
+  return { allowHosts: allowHostsIn(value, file), ignored };
 }
 
 function allowHostsIn(webFetch: unknown, file: string): string[] {

@@ -24,7 +24,7 @@ export async function openChildWorktree(cwd: string, agentName: string): Promise
     path,
     branch,
     workspace,
-    briefing: `You work in your own git worktree at ${workspace} (branch ${branch}, made from the parent's HEAD): read and change files there, not in ${cwd}. Your changes are committed for you when you finish.`,
+    briefing: `You work in your own git worktree at ${workspace} (branch ${branch}, made from the parent's HEAD): read and change files there, not in ${cwd}. Your changes are committed for you when you finish: do not commit them yourself.`,
     warning: worktree.leftBehind
       ? `The parent's tree has uncommitted changes: the agent started from HEAD ${worktree.base}, without them.`
       : null,

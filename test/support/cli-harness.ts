@@ -19,7 +19,15 @@ import { type ProcessOptions, type ProcessRun, runProcess } from "./run-process.
 export const CLI = resolve(import.meta.dirname, "../../dist/cli.js");
 
 /** The tools a hosted model's session offers by default, where there is no skill. */
-export const HOSTED_DEFAULT_TOOLS = ["bash", "read", "write", "edit", "agent", "web_search"];
+export const HOSTED_DEFAULT_TOOLS = [
+  "bash",
+  "read",
+  "write",
+  "edit",
+  "agent",
+  "web_fetch",
+  "web_search",
+];
 
 /** "openai" is Chat Completions, the protocol of every compatible server; "responses" OpenAI's newer one. */
 export type Protocol = "anthropic" | "openai" | "responses";

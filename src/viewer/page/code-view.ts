@@ -66,20 +66,38 @@ function renderExcerpt(
   return excerpt;
 }
 
-/** The excerpt's lines, numbered, the acting one lit; the anchor's own comment left out. */
+/**
+ * The excerpt's lines, numbered, the acting one lit; the anchors' own comments left out, each
+ * run of lines left out marked with a `⋮` where the numbers skip, so a gap never reads as code
+ * that is missing.
+ */
 function codeLines(source: StepSource): HTMLElement[] {
   const indent = commonIndent(source.lines);
-  // The anchor's own comment says what the note above already says.
-  return source.lines.flatMap((text, offset) => {
-    if (ANCHOR.test(text)) return [];
+  const shown: HTMLElement[] = [];
+  let skipped = false;
+  source.lines.forEach((text, offset) => {
+    // An anchor's comment says what the note above already says.
+    if (ANCHOR.test(text)) {
+      skipped = true;
+      return;
+    }
     const number = source.firstLine + offset;
-    const line = element("span", { className: number === source.line ? "line here" : "line" }, [
-      element("span", { className: "number" }, [String(number)]),
+    // A gap at the very top says nothing: the excerpt starts where its numbers start.
+    if (skipped && shown.length > 0) shown.push(numberedLine("⋮", "", "line gap"));
+    skipped = false;
+    const line = numberedLine(
+      String(number),
       text.slice(indent),
-    ]);
+      number === source.line ? "line here" : "line",
+    );
     if (/^\s*\/\//.test(text)) line.classList.add("comment");
-    return [line];
+    shown.push(line);
   });
+  return shown;
+}
+
+function numberedLine(number: string, text: string, className: string): HTMLElement {
+  return element("span", { className }, [element("span", { className: "number" }, [number]), text]);
 }
 
 function commonIndent(lines: readonly string[]): number {
