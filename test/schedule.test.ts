@@ -81,7 +81,7 @@ const settled = () => new Promise((done) => setTimeout(done, 0));
 function startPart(clock = manualClock()) {
   const directory = mkdtempSync(join(tmpdir(), "agentloop-schedule-"));
   onTestFinished(() => rmSync(directory, { recursive: true, force: true }));
-  const part = createSchedulePart(clock);
+  const part = createSchedulePart({ clock });
   const front = fakeHost(directory);
   part.attach?.(front.host);
   const loop = part.commands?.find((command) => command.name === "/loop");
@@ -247,7 +247,7 @@ describe("a scheduled job", () => {
     await first.loop.run("1m not kept");
 
     const clock = manualClock(first.clock.now() + 2 * 60 * MINUTE);
-    const second = createSchedulePart(clock);
+    const second = createSchedulePart({ clock });
     const front = fakeHost(first.directory);
     second.attach?.(front.host);
     second.historyStarted?.("resume", []);

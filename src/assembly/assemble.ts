@@ -130,11 +130,12 @@ export async function assembleSession(
     ask: mode === "ask" ? io.approveProjectSettings : undefined,
     onNotice: notice,
   });
-  const [{ names, chosen: toolsChosen }, rules, sandboxSettings] = await Promise.all([
+  const [{ names, partTools, chosen: toolsChosen }, rules, sandboxSettings] = await Promise.all([
     chooseTools({
       flag: options.tools,
       ...where,
       localModel: resolved.protocol === "local",
+      partTools: entries.flatMap((entry) => entry.tools ?? []),
     }),
     loadPermissionRules(where),
     readSandboxSettings(options.cwd, userEnv),
@@ -230,6 +231,7 @@ export async function assembleSession(
     cwd: options.cwd,
     env: userEnv,
     toolNames: names,
+    partTools,
     toolsChosen,
     mcpConfigFiles: options.mcpConfigFiles,
     modes,

@@ -13,6 +13,7 @@ import type { PreparedHooks } from "../hooks/prepare.js";
 import type { ModeSwitch } from "../permissions/mode-switch.js";
 import type { PermissionRules } from "../permissions/rules.js";
 import type { PlanningPart } from "../planning/part.js";
+import { CHAPTER as SCHEDULE } from "../schedule/chapter.js";
 import type { LoadedSkills } from "../skills/loaded-skills.js";
 import type { Skill } from "../skills/skill.js";
 import type { ToolName } from "../tools/tool-set.js";
@@ -27,6 +28,8 @@ export interface PartContext {
   /** The real environment: where the user's settings, skills, agents and approvals are. */
   env: NodeJS.ProcessEnv;
   toolNames: readonly ToolName[];
+  /** The chosen tools of the parts, among those their entries name (`PartEntry.tools`). */
+  partTools: readonly string[];
   /** The person named the tools (--tools, a settings file) rather than taking the default set. */
   toolsChosen: boolean;
   mcpConfigFiles: string[];
@@ -57,6 +60,11 @@ export interface PartContext {
 
 export interface PartEntry {
   name: string;
+  /**
+   * The tools its part may offer, by name, from its chapter's description: --tools and the
+   * "tools" setting accept them, the default set holds them.
+   */
+  tools?: readonly string[];
   /** The part, or null when this session does not use it. May throw a ConfigError. */
   start(context: PartContext): Promise<SessionPart | null>;
 }
@@ -176,7 +184,11 @@ export const SESSION_PARTS: readonly PartEntry[] = [
   },
   {
     name: "schedule",
-    start: async () => (await import("../schedule/part.js")).createSchedulePart(),
+    tools: SCHEDULE.tools,
+    async start(context) {
+      const { createSchedulePart } = await import("../schedule/part.js");
+      return createSchedulePart({ tools: context.partTools });
+    },
   },
   // Last: its screen is asked only once every other part admitted the prompt, so it takes one
   // checkpoint per prompt sent, and its hooks see a call as the others left it.

@@ -4,6 +4,7 @@
 
 import { ConfigError } from "../core/errors.js";
 import type { Tool, ToolOutput } from "../core/tool.js";
+import { CHAPTER } from "./chapter.js";
 import { parseCron } from "./cron.js";
 import { describeJob } from "./job-line.js";
 import { MAX_JOBS, type Scheduler } from "./scheduler.js";
@@ -15,12 +16,14 @@ export type CronCreateInput = {
   durable?: boolean;
 };
 
+const [CREATE, LIST, DELETE] = CHAPTER.tools;
+
 const done = (content: string): ToolOutput => ({ content, isError: false });
 const failed = (content: string): ToolOutput => ({ content, isError: true });
 
 export function createCronTools(scheduler: Scheduler): Tool[] {
   const create: Tool<CronCreateInput> = {
-    name: "cron_create",
+    name: CREATE,
     description:
       "Schedule a prompt to run in this session when it is idle: a five-field cron expression " +
       '(minute hour day-of-month month day-of-week) in local time, such as "*/10 * * * *" or ' +
@@ -56,7 +59,7 @@ export function createCronTools(scheduler: Scheduler): Tool[] {
     },
   };
   const list: Tool<Record<string, never>> = {
-    name: "cron_list",
+    name: LIST,
     description:
       "List this session's scheduled jobs: id, when each fires, its next fire, its prompt.",
     inputSchema: { type: "object", properties: {} },
@@ -67,7 +70,7 @@ export function createCronTools(scheduler: Scheduler): Tool[] {
     },
   };
   const remove: Tool<{ id: string }> = {
-    name: "cron_delete",
+    name: DELETE,
     description: "Delete a scheduled job by its id (cron_list shows them).",
     inputSchema: {
       type: "object",

@@ -14,7 +14,11 @@ export interface SchedulePart extends SessionPart {
   readonly scheduler: Scheduler;
 }
 
-export function createSchedulePart(clock: Clock = systemClock): SchedulePart {
+/** `tools`: the names chosen for the session (--tools); its cron tools among them are offered. */
+export function createSchedulePart(
+  options: { clock?: Clock; tools?: readonly string[] } = {},
+): SchedulePart {
+  const clock = options.clock ?? systemClock;
   let host: PartHost | undefined;
   // The file is written once a job is durable, and again when the last durable one goes.
   let keepsDurable = false;
@@ -27,7 +31,8 @@ export function createSchedulePart(clock: Clock = systemClock): SchedulePart {
       keepsDurable = durable;
     },
   });
-  const tools = createCronTools(scheduler);
+  const chosen = options.tools;
+  const tools = createCronTools(scheduler).filter((tool) => !chosen || chosen.includes(tool.name));
   const none: Tool[] = [];
   return {
     name: "schedule",
