@@ -42,7 +42,8 @@ describe("scheduled prompts in the REPL", () => {
     });
     await terminal.enter("/loop 2s check the build", /Scheduled job [0-9a-f]{8}, every 2s/);
     expect(model.requestCount()).toBe(before);
-    await terminal.waitFor(/Build green, twice\.[\s\S]*› /);
+    // The line after each answer says how many jobs the session has.
+    await terminal.waitFor(/Build green, twice\.[\s\S]*· 1 scheduled job[\s\S]*› /);
     const stop = await terminal.enter("/loop stop all", /Stopped 1 scheduled job\./);
     expect(stop).toMatch(/◆ scheduled job [0-9a-f]{8} deleted/);
     await wait(3000);

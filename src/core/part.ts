@@ -210,6 +210,8 @@ export interface SessionPart {
   workUnderWay?(): boolean;
   /** A history began: the session's first, or another after /clear, /resume or a summary. */
   historyStarted?(start: HistoryStart, messages: readonly Message[]): void;
+  /** A few words for the REPL's status line (`2 scheduled jobs`), or null when it has none. */
+  status?(): string | null;
   /** Commands the REPL offers while this part is in the session. */
   readonly commands?: readonly PartCommand[];
   /**

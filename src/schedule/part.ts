@@ -5,6 +5,7 @@
 
 import type { PartHost, SessionPart } from "../core/part.js";
 import type { Tool } from "../core/tool.js";
+import { plural } from "../core/wording.js";
 import { createCronTools } from "./cron-tools.js";
 import { readDurableJobs, writeDurableJobs } from "./jobs.js";
 import { createLoopCommand } from "./loop-command.js";
@@ -39,6 +40,10 @@ export function createSchedulePart(
     scheduler,
     tools: (offer) => (!offer.forChild && host?.runsQueuedPrompts() === "when-idle" ? tools : none),
     commands: [createLoopCommand(scheduler)],
+    status() {
+      const jobs = scheduler.list().length;
+      return jobs > 0 ? plural(jobs, "scheduled job") : null;
+    },
     attach(given) {
       host = given;
     },
