@@ -12,6 +12,7 @@ import { compactionBenchmark } from "./compaction.js";
 import { firstRequestBenchmark } from "./first-request.js";
 import { localModelBenchmark } from "./local-model.js";
 import { loopOverheadBenchmark } from "./loop-overhead.js";
+import { lspBenchmark } from "./lsp.js";
 import { openAIProtocolsBenchmark } from "./openai-protocols.js";
 import { permissionsBenchmark } from "./permissions.js";
 import { processTableBenchmark } from "./process-table.js";
@@ -35,6 +36,7 @@ const benchmarks: Benchmark[] = [
   localModelBenchmark,
   viewerBenchmark,
   checkpointsBenchmark,
+  lspBenchmark,
 ];
 
 const load = () =>

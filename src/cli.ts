@@ -44,6 +44,21 @@ export async function main(argv: string[]): Promise<number> {
       .then((args) => runRewindCommand(args, { ...io, cwd: process.cwd() }))
       .catch(fail);
   }
+  if (argv[0] === "export") {
+    const { runExportCommand } = await import("./export/export-command.js");
+    const stdout = (text: string) => process.stdout.write(text);
+    return Promise.resolve(argv.slice(1))
+      .then((args) =>
+        runExportCommand({
+          argv: args,
+          cwd: process.cwd(),
+          sessionsDir: sessionsDirectory(),
+          version: VERSION,
+          stdout,
+        }),
+      )
+      .catch(fail);
+  }
   if (argv[0] === "worktree") {
     const { runWorktreeCommand } = await import("./worktrees/worktree-command.js");
     const stdout = (line: string) => process.stdout.write(`${line}\n`);

@@ -4,8 +4,14 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { chosen, chunkText, type Editor, initialize, openEditor } from "./support/acp-client.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  chosen,
+  chunkText,
+  type Editor,
+  initialize,
+  openTestEditor,
+} from "./support/acp-client.js";
 import {
   type FakeModel,
   freshSandbox,
@@ -70,14 +76,8 @@ describe("agentloop acp, driven by an ACP client", () => {
   });
   afterAll(() => model.close());
 
-  function open(sandbox: Sandbox, args: string[] = []): Editor {
-    // Started elsewhere, as an editor starts it: the session's cwd comes with session/new.
-    const editor = openEditor({ env: { ...sandbox.env, ...model.env() }, cwd: sandbox.home, args });
-    onTestFinished(async () => {
-      if (editor.child.exitCode === null) await editor.close();
-    });
-    return editor;
-  }
+  const open = (sandbox: Sandbox, args: string[] = []): Editor =>
+    openTestEditor(sandbox, model, args);
 
   async function newSession(editor: Editor, sandbox: Sandbox) {
     await initialize(editor);

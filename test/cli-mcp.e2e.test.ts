@@ -37,9 +37,11 @@ const bodies = (model: FakeModel) =>
 
 /** What a session offers by default, before any MCP server's tools. */
 const BUILT_IN_TOOLS = ["bash", "read", "write", "edit", "agent"];
-/** The tools offered, but for the provider's search (offered by default, and not MCP's). */
+/** The web's tools, offered by default (and not MCP's). */
+const WEB_TOOLS = new Set(["web_fetch", "web_search"]);
+/** The tools offered, but for the web's. */
 const toolNames = (body: Body | undefined) =>
-  body?.tools?.map((tool) => tool.name).filter((name) => name !== "web_search") ?? [];
+  body?.tools?.map((tool) => tool.name).filter((name) => !WEB_TOOLS.has(name)) ?? [];
 
 /** The tool results the last message of a request carries, by tool_use_id. */
 function lastResults(body: Body | undefined): Record<string, ToolResult> {

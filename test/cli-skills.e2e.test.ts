@@ -83,6 +83,7 @@ describe("skills, commands and project memory", () => {
       "edit",
       "skill",
       "agent",
+      "web_fetch",
       "web_search",
     ]);
 

@@ -42,6 +42,7 @@ const PLAN_TOOLS = [
   "exit_plan_mode",
   "read",
   "todo_write",
+  "web_fetch",
   "web_search",
   "write",
 ];
@@ -306,7 +307,15 @@ describe("plan mode in the REPL", () => {
     model.script([reply(text("Hello.")), reply(text("Planning.")), reply(text("Back."))]);
     const terminal = await startRepl(sandbox);
     await terminal.enter("hi", /Hello\./);
-    expect(sentTools(model)).toEqual(["agent", "bash", "edit", "read", "web_search", "write"]);
+    expect(sentTools(model)).toEqual([
+      "agent",
+      "bash",
+      "edit",
+      "read",
+      "web_fetch",
+      "web_search",
+      "write",
+    ]);
     const on = await terminal.enter("/plan", /Plan mode on/);
     expect(on).toMatch(/the file tools write only the plan file, \/\S+\/plan\.md/);
     await terminal.enter("plan the change", /Planning\./);
@@ -323,6 +332,7 @@ describe("plan mode in the REPL", () => {
       "edit",
       "read",
       "todo_write",
+      "web_fetch",
       "web_search",
       "write",
     ]);

@@ -264,10 +264,12 @@ describe("the list a session is assembled from", () => {
       "memory",
       "agents",
       "background",
+      "tasks",
       "goal",
       "mcp",
       "web",
       "schedule",
+      "lsp",
       "checkpoints",
     ]);
   });

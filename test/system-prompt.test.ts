@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -118,7 +119,12 @@ describe("the environment section", () => {
       "Today is 2026-12-01; platform linux, shell bash; not a git repository.",
     );
     expect(section).toContain(
-      "writes only in the workspace (not its .git) and temp, no network (unless --allow-network)",
+      "writes only in the workspace and temp, no network (unless --allow-network)",
+    );
+    // In a repository, the sandbox keeps .git read-only unless the person's settings open it.
+    execFileSync("git", ["init", "--quiet", cwd]);
+    expect(environmentSection(cwd, { ...facts, mode: "auto" })).toContain(
+      "writes only in the workspace (not its .git) and temp,",
     );
     expect(environmentSection(cwd, { ...facts, mode: "auto", writableGitDir: true })).toContain(
       "writes only in the workspace and temp,",

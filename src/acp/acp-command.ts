@@ -12,6 +12,23 @@ import { EXIT } from "../core/exit-codes.js";
 import { log } from "./acp-io.js";
 import { type AcpSession, startAcpSession } from "./acp-session.js";
 import { clientMcpFiles, removeClientMcpFiles } from "./client-mcp.js";
+import { MODEL_OPTION } from "./config-options.js";
+import { listAcpSessions } from "./session-list.js";
+
+/**
+ * `session/set_model`, the model picker of ACP's unstable schema before config options; the
+ * SDK no longer names it, and clients written then (acpx) still send it.
+ */
+const setModelParams = (params: unknown) => {
+  const { sessionId, modelId } = (params ?? {}) as { sessionId?: unknown; modelId?: unknown };
+  if (typeof sessionId !== "string" || typeof modelId !== "string") {
+    throw acp.RequestError.invalidParams(
+      undefined,
+      "session/set_model needs a sessionId and a modelId.",
+    );
+  }
+  return { sessionId, modelId };
+};
 
 export async function runAcpCommand(options: SessionOptions, version: string): Promise<number> {
   const sessions = new Map<string, AcpSession>();
@@ -58,6 +75,7 @@ export async function runAcpCommand(options: SessionOptions, version: string): P
         loadSession: true,
         promptCapabilities: { image: true, embeddedContext: true },
         mcpCapabilities: { http: true, sse: false },
+        sessionCapabilities: { list: {} },
       },
       // The model's key comes from the environment, as it does on the command line.
       authMethods: [],
@@ -66,7 +84,11 @@ export async function runAcpCommand(options: SessionOptions, version: string): P
     .onRequest(acp.methods.agent.session.new, async ({ params, client }) => {
       const session = await start(client, params);
       setImmediate(() => void session.announceCommands());
-      return { sessionId: session.id, modes: session.modes() };
+      return {
+        sessionId: session.id,
+        modes: session.modes(),
+        configOptions: await session.configOptions(),
+      };
     })
     .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
       if (sessions.has(params.sessionId)) {
@@ -78,7 +100,15 @@ export async function runAcpCommand(options: SessionOptions, version: string): P
       const session = await start(client, params, params.sessionId);
       await session.replay();
       setImmediate(() => void session.announceCommands());
-      return { modes: session.modes() };
+      return { modes: session.modes(), configOptions: await session.configOptions() };
+    })
+    .onRequest(acp.methods.agent.session.list, ({ params }) => listAcpSessions(params))
+    .onRequest(acp.methods.agent.session.setConfigOption, async ({ params }) => ({
+      configOptions: await find(params.sessionId).setConfigOption(params.configId, params.value),
+    }))
+    .onRequest("session/set_model", setModelParams, async ({ params }) => {
+      await find(params.sessionId).setConfigOption(MODEL_OPTION, params.modelId);
+      return {};
     })
     .onRequest(acp.methods.agent.session.setMode, async ({ params }) => {
       await find(params.sessionId).setMode(params.modeId);

@@ -7,6 +7,7 @@ import { dirname, join } from "node:path";
 import type {
   AgentContext,
   ContentBlock,
+  SessionConfigOption,
   SessionModeState,
   SessionUpdate,
   StopReason,
@@ -17,8 +18,10 @@ import { type AssembledSession, assembleSession } from "../assembly/assemble.js"
 import type { SessionOptions } from "../assembly/session-options.js";
 import type { ToolUseBlock } from "../core/messages.js";
 import { PERMISSION_MODES, parsePermissionMode } from "../permissions/policy.js";
+import { modelFacts } from "../providers/model-table.js";
 import { ignoredNotice, invocationOf } from "../skills/invocation.js";
 import { type AskingTurn, acpIO, log } from "./acp-io.js";
+import { type ConfigState, configChange, configOptions } from "./config-options.js";
 import { acpStopReason, createEventUpdates } from "./event-updates.js";
 import { historyUpdates } from "./history-updates.js";
 import { promptText } from "./prompt-text.js";
@@ -105,6 +108,28 @@ export async function startAcpSession(client: AgentContext, options: SessionOpti
       }
     },
 
+    /** The model and its thinking effort, as the editor's pickers show them. */
+    async configOptions(): Promise<SessionConfigOption[]> {
+      return configOptions(await configState());
+    },
+
+    /** Switches the model or the effort from the next request on; answers the options now. */
+    async setConfigOption(configId: string, value: unknown): Promise<SessionConfigOption[]> {
+      const change = configChange(await configState(), configId, value);
+      try {
+        if ("model" in change) {
+          // An effort chosen for the last model would make every request to one without fail.
+          if (!modelFacts(change.model)?.effort && (await controls.effort())) {
+            await controls.switchEffort(undefined);
+          }
+          await controls.switchModel(change.model);
+        } else await controls.switchEffort(change.effort);
+      } catch (error) {
+        throw RequestError.invalidParams(undefined, (error as Error).message);
+      }
+      return configOptions(await configState());
+    },
+
     async setMode(modeId: string) {
       try {
         await controls.switchMode(parsePermissionMode(modeId));
@@ -124,7 +149,12 @@ export async function startAcpSession(client: AgentContext, options: SessionOpti
       const invocation = invocationOf(text, controls.skills, controls.loadedSkills);
       const ignored = invocation && ignoredNotice(invocation.skill);
       if (ignored) log(ignored);
-      if (invocation?.skill.model) await controls.switchModel(invocation.skill.model);
+      if (invocation?.skill.model) {
+        await controls.switchModel(invocation.skill.model);
+        // The editor's model picker follows the skill's model.
+        const options = configOptions(await configState());
+        await notify({ sessionUpdate: "config_option_update", configOptions: options });
+      }
       const current: Turn = { controller: new AbortController(), calls: [] };
       turn = current;
       const updatesOf = createEventUpdates(options.cwd);
@@ -162,6 +192,10 @@ export async function startAcpSession(client: AgentContext, options: SessionOpti
 
     close: () => session.close(),
   };
+
+  async function configState(): Promise<ConfigState> {
+    return { provider: controls.provider, model: session.model, effort: await controls.effort() };
+  }
 
   async function usageUpdate() {
     const fill = session.contextFill();

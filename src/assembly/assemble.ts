@@ -202,7 +202,7 @@ export async function assembleSession(
     // A resumed session goes on in the window its last compaction fitted, unless told another.
     contextWindow: choice.contextWindow ?? file.contextWindow ?? null,
   }));
-  const modelSettings = Promise.all([thinking, compactionChoice]).then(
+  let modelSettings = Promise.all([thinking, compactionChoice]).then(
     ([thinkingOptions, choice]): ModelSettings => ({
       thinking: thinkingOptions,
       contextWindow: choice.contextWindow ?? undefined,
@@ -379,6 +379,15 @@ export async function assembleSession(
       const next = resolveModel(name, resolved.preset);
       provider = await started(next);
       current = next;
+      await session.switchProvider(provider, compactionFor(session.id));
+    },
+    effort: async () => (await modelSettings).thinking?.effort,
+    async switchEffort(effort) {
+      modelSettings = modelSettings.then((settings) => ({
+        ...settings,
+        thinking: { ...settings.thinking, effort },
+      }));
+      provider = await started(current);
       await session.switchProvider(provider, compactionFor(session.id));
     },
   };

@@ -131,6 +131,14 @@ export const SESSION_PARTS: readonly PartEntry[] = [
   },
   { name: "background", start: async (context) => context.background },
   {
+    name: "tasks",
+    async start(context) {
+      const { startTasksPart } = await import("../tasks/start.js");
+      const { toolNames, cwd: workspace, env } = context;
+      return startTasksPart({ toolNames, workspace, env });
+    },
+  },
+  {
     name: "goal",
     async start(context) {
       const { createGoalPart } = await import("../goal/part.js");
@@ -188,6 +196,13 @@ export const SESSION_PARTS: readonly PartEntry[] = [
     async start(context) {
       const { createSchedulePart } = await import("../schedule/part.js");
       return createSchedulePart({ tools: context.partTools });
+    },
+  },
+  {
+    name: "lsp",
+    async start(context) {
+      const { startLspPart } = await import("../lsp/part.js");
+      return startLspPart({ cwd: context.cwd, env: context.env });
     },
   },
   // Last: its screen is asked only once every other part admitted the prompt, so it takes one

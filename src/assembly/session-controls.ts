@@ -6,6 +6,7 @@ import type { PermissionMode } from "../core/permission-mode.js";
 import type { TodoItem } from "../core/todo-item.js";
 import type { PreparedHooks } from "../hooks/prepare.js";
 import type { PermissionRules } from "../permissions/policy.js";
+import type { Effort } from "../providers/thinking-options.js";
 import type { LoadedSkills } from "../skills/loaded-skills.js";
 import type { SkillCatalog } from "../skills/skill.js";
 
@@ -35,4 +36,8 @@ export interface SessionControls {
   switchSession(id: string | undefined): { sessionPath: string; notices: string[] };
   /** The following requests go to model `name` of the same provider, made as at start-up. */
   switchModel(name: string): Promise<void>;
+  /** The thinking effort asked for (--effort, settings, a switch); undefined: the model's default. */
+  effort(): Promise<Effort | undefined>;
+  /** The following requests ask the same model for `effort` (undefined: its default). */
+  switchEffort(effort: Effort | undefined): Promise<void>;
 }

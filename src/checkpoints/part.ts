@@ -43,6 +43,8 @@ export function createCheckpointsPart(options: {
   let latest = 0;
   let leftFor = 0;
   let nextPrompt = "1";
+  /** Whether a call that may change files ran in this prompt. */
+  let changing = false;
   const waiting: LoopEvent[] = [];
   /** Snapshots still being taken, and the records they will write: closing waits for them. */
   const inFlight = new Set<Promise<unknown>>();
@@ -133,6 +135,7 @@ export function createCheckpointsPart(options: {
     historyStarted: sessionBegan,
     async screenPrompt(prompt) {
       shown = null;
+      changing = false;
       try {
         recorder ??= createRecorder(data(), cwd);
         latest += 1;
@@ -153,7 +156,10 @@ export function createCheckpointsPart(options: {
       async beforeCall(call, signal, tool) {
         // A call that may change a file waits until the snapshots begun before it are taken.
         const readOnly = tool?.isReadOnly?.(call.input as Record<string, unknown>) === true;
-        if (recorder && !readOnly) await until(recorder.settled(), signal);
+        if (recorder && !readOnly) {
+          changing = true;
+          await until(recorder.settled(), signal);
+        }
         const path = (call.input as { file_path?: unknown }).file_path;
         if (recorder && FILE_TOOLS.has(call.name) && typeof path === "string") {
           // @step checkpoints.file_saved: A file is saved before write or edit first changes it.
@@ -169,10 +175,25 @@ export function createCheckpointsPart(options: {
       if (event.type !== "stop" || !recorder || leftFor === latest) return [];
       leftFor = latest;
       const file = sessionFile();
-      // @step checkpoints.left: Once the prompt stopped, the files it changed are recorded.
-      const leaving = recorder.leaveInBackground().then((left) => {
-        if (left) appendRecord(file, leftEvent(left, "prompt"));
-      });
+      if (changing && !recorder.busy()) {
+        // A snapshot taken later would count the person's own first edits as the prompt's: a
+        // prompt that changed files is snapshot as it stops, before the person can change one.
+        try {
+          // @step checkpoints.left: Once the prompt stopped, the files it changed are recorded.
+          const left = recorder.leave();
+          if (left) record(leftEvent(left, "prompt"));
+          return [];
+        } catch (error) {
+          const why = (error as Error).message;
+          return [note(`how the prompt left the files could not be recorded: ${why}`)];
+        }
+      }
+      // A prompt that changed nothing left the work tree as its checkpoint found it.
+      const leaving = (changing ? recorder.leaveInBackground() : recorder.leaveUnchanged()).then(
+        (left) => {
+          if (left) appendRecord(file, leftEvent(left, "prompt"));
+        },
+      );
       keepTrack(
         leaving.catch((error) => {
           const why = (error as Error).message;

@@ -57,6 +57,10 @@ export interface Recorder {
   leave(): Left | null;
   /** The same, its snapshot taken in the background after those begun before. */
   leaveInBackground(): Promise<Left | null>;
+  /** How a prompt that changed nothing left things: its checkpoint's snapshot, once taken. */
+  leaveUnchanged(): Promise<Left | null>;
+  /** Whether snapshots begun are still being taken. */
+  busy(): boolean;
 }
 
 export function createRecorder(data: CheckpointData, cwd: string): Recorder {
@@ -64,8 +68,12 @@ export function createRecorder(data: CheckpointData, cwd: string): Recorder {
   let saved = new Map<string, FileState>();
   /** The snapshots begun, in order: each starts once the one before is over. */
   let queue: Promise<unknown> = Promise.resolve();
+  let unfinished = 0;
   const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
-    const done = queue.then(work);
+    unfinished += 1;
+    const done = queue.then(work).finally(() => {
+      unfinished -= 1;
+    });
     queue = done.catch(() => undefined);
     return done;
   };
@@ -118,6 +126,7 @@ export function createRecorder(data: CheckpointData, cwd: string): Recorder {
       return { checkpoint: { ...checkpoint }, tree };
     },
     settled: () => queue.then(() => undefined),
+    busy: () => unfinished > 0,
     saveBefore(path) {
       if (!current || saved.has(path)) return null;
       let before: FileState;
@@ -147,6 +156,12 @@ export function createRecorder(data: CheckpointData, cwd: string): Recorder {
             : await data.shadow.snapshotInBackground().catch(() => null);
         return left(checkpoint, files, tree);
       });
+    },
+    leaveUnchanged() {
+      const checkpoint = current;
+      if (!checkpoint) return Promise.resolve(null);
+      const files = filesNow();
+      return inTurn(async () => left(checkpoint, files, checkpoint.tree));
     },
   };
 }

@@ -53,6 +53,7 @@ export const USAGE = `Usage:
   agentloop rewind --list | N    list the checkpoints; take code and conversation back to before
                                  prompt N (--code, --conversation; agentloop rewind --help)
   agentloop view [ID]            replay a session in the browser (--port N, --open, --export FILE)
+  agentloop export --format atif [ID] [-o FILE]   the session as a Harbor (ATIF) trajectory
   agentloop mcp list             the MCP servers here, their state, tools and request bytes
   agentloop memory [list|forget ID|pin ID|clear]   what agentloop remembers of this directory
   agentloop acp                  an Agent Client Protocol agent on stdio, for editors (Zed, ...)

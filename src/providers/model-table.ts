@@ -167,6 +167,11 @@ export const DEFAULT_MAX_OUTPUT = 32_000;
 /** The window assumed for a model the table does not know: what most current models offer at least. */
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
+/** The names the table knows, as its rows spell them: the choices a model picker offers. */
+export function tableModelNames(): string[] {
+  return MODELS.map(([prefix]) => prefix);
+}
+
 /** What the table knows about `model` (a provider prefix such as "anthropic/" is ignored). */
 export function modelFacts(model: string): ModelFacts | null {
   const name = model.toLowerCase().replace(/^.*\//, "");

@@ -5,7 +5,11 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { directoriesFromRepositoryRoot, gitDirectoryOf } from "../core/git-directory.js";
+import {
+  directoriesFromRepositoryRoot,
+  gitDirectoryOf,
+  workTreeRootOf,
+} from "../core/git-directory.js";
 import type { PermissionMode } from "../permissions/policy.js";
 
 export interface EnvironmentFacts {
@@ -22,13 +26,14 @@ export interface EnvironmentFacts {
 }
 
 /** What each mode means for the model's commands and file changes. */
-function modeMeaning(mode: PermissionMode, facts: EnvironmentFacts): string {
+function modeMeaning(mode: PermissionMode, facts: EnvironmentFacts, inGit: boolean): string {
   const network = facts.allowNetwork ? "with network" : "no network (unless --allow-network)";
   switch (mode) {
     case "ask":
       return "read-only commands run at once, in a read-only sandbox; others wait for the user's yes or no, and a no is final";
     case "auto": {
-      const where = facts.writableGitDir ? "the workspace" : "the workspace (not its .git)";
+      const readOnlyGit = inGit && !facts.writableGitDir;
+      const where = readOnlyGit ? "the workspace (not its .git)" : "the workspace";
       return `commands run sandboxed, unasked: writes only in ${where} and temp, ${network}`;
     }
     case "read-only":
@@ -52,7 +57,7 @@ export function environmentSection(cwd: string, facts: EnvironmentFacts): string
   return [
     "Environment:",
     `- Today is ${localDate(now)}; platform ${platform}, shell bash; ${gitFacts(cwd)}.`,
-    `- Starting permission mode ${facts.mode}: ${modeMeaning(facts.mode, facts)}.`,
+    `- Starting permission mode ${facts.mode}: ${modeMeaning(facts.mode, facts, workTreeRootOf(cwd) !== null)}.`,
     `- ${conventions[0]?.toUpperCase()}${conventions.slice(1)}.`,
   ].join("\n");
 }

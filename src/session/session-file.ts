@@ -329,13 +329,13 @@ export interface SessionSummary {
   firstPrompt: string;
 }
 
-/** Sessions started in `cwd`, newest first. */
-export function listSessions(directory: string, cwd: string): SessionSummary[] {
+/** Sessions started in `cwd` (in any directory when it is undefined), newest first. */
+export function listSessions(directory: string, cwd: string | undefined): SessionSummary[] {
   const summaries: SessionSummary[] = [];
   for (const path of sessionFiles(directory)) {
     // The list needs no images: they stay on disk.
     const { header, entries, messages } = parseSession(readFileSync(path, "utf8"));
-    if (!header || header.cwd !== cwd) continue;
+    if (!header || (cwd !== undefined && header.cwd !== cwd)) continue;
     const first = messages.find((message) => message.role === "user");
     summaries.push({
       id: header.id,

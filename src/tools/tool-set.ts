@@ -11,6 +11,8 @@
 // offer theirs: a person who asks "read this page" gets an agent that can. Its address check and
 // per-domain permission (asked at the REPL, refused headless unless allowed) keep it safe. A
 // local model gets it, and a subagent too, only when the person's list names it.
+// The task board's tools (src/tasks/) are in no default set: a session has them when the list
+// names them or "tasks": true turns the board on (the part reads that setting itself).
 
 import { ConfigError } from "../core/errors.js";
 import { readAllSettings } from "../core/project-settings.js";
@@ -25,8 +27,14 @@ export const TOOL_NAMES = [
   "agent",
   "web_fetch",
   "web_search",
+  "task_create",
+  "task_list",
+  "task_get",
+  "task_update",
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
+/** The board's tools, as src/tasks/board-tools.ts names them (test/tasks-part.test.ts holds the two alike). */
+const BOARD_TOOLS: readonly ToolName[] = ["task_create", "task_list", "task_get", "task_update"];
 
 export interface ToolChoice {
   names: ToolName[];
@@ -53,7 +61,10 @@ export async function chooseTools(input: {
   const hostedOnly = ["agent", "web_search", "web_fetch"];
   let choice: ToolChoice = {
     names: TOOL_NAMES.filter(
-      (name) => (name !== "todo_write" || local) && !(local && hostedOnly.includes(name)),
+      (name) =>
+        (name !== "todo_write" || local) &&
+        !(local && hostedOnly.includes(name)) &&
+        !BOARD_TOOLS.includes(name),
     ),
     partTools: [...partTools],
     chosen: false,

@@ -6,7 +6,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
-import { CLI } from "./cli-harness.js";
+import { onTestFinished } from "vitest";
+import { CLI, type FakeModel, type Sandbox } from "./cli-harness.js";
 
 export type PermissionAnswerer = (
   request: acp.RequestPermissionRequest,
@@ -90,6 +91,18 @@ export function openEditor(options: {
       return code;
     },
   };
+}
+
+/**
+ * An editor started in the sandbox's home, as an editor starts the agent (the session's cwd
+ * comes with session/new), on the fake model, closed when the test ends if still open.
+ */
+export function openTestEditor(sandbox: Sandbox, model: FakeModel, args: string[] = []): Editor {
+  const editor = openEditor({ env: { ...sandbox.env, ...model.env() }, cwd: sandbox.home, args });
+  onTestFinished(async () => {
+    if (editor.child.exitCode === null) await editor.close();
+  });
+  return editor;
 }
 
 /** Initializes the connection as an editor does, offering no file system and no terminal. */

@@ -1,7 +1,7 @@
 // Runs the built CLI (dist/cli.js) as a real subprocess against a fake model server, in a
 // throwaway home and workspace, and collects what it printed and how it exited.
 
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { onTestFinished } from "vitest";
@@ -238,6 +238,13 @@ export function freshSandbox(): Sandbox {
     LANG: "C.UTF-8",
   };
   return { home, workspace, env };
+}
+
+/** Writes the person's own settings file in the sandbox (`$XDG_CONFIG_HOME/agentloop/settings.json`). */
+export function writeUserSettings(sandbox: Sandbox, settings: Record<string, unknown>): void {
+  const directory = join(sandbox.env.XDG_CONFIG_HOME as string, "agentloop");
+  mkdirSync(directory, { recursive: true });
+  writeFileSync(join(directory, "settings.json"), JSON.stringify(settings));
 }
 
 export type { ProcessOptions as CliOptions, ProcessRun as CliRun } from "./run-process.js";

@@ -1,0 +1,13 @@
+"""Harbor's AgentContext: what a trial keeps of the agent's run."""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class AgentContext:
+    n_input_tokens: int | None = None
+    n_cache_tokens: int | None = None
+    n_output_tokens: int | None = None
+    cost_usd: float | None = None
+    metadata: dict[str, Any] | None = field(default=None)

@@ -1,0 +1,48 @@
+// Whether a session has the board, decided before anything of it loads: its tools are offered
+// when the person named them (--tools, "tools" in a settings file) or turned the board on with
+// "tasks": true in a settings file. By default a session has none, so the first request of a
+// session that does not use the board stays as it was. AGENTLOOP_TASK_LIST_ID names a board
+// that sessions share (Claude Code's CLAUDE_CODE_TASK_LIST_ID); else a session has its own.
+
+import { ConfigError } from "../core/errors.js";
+import type { SessionPart } from "../core/part.js";
+import { readAllSettings } from "../core/project-settings.js";
+import { BOARD_ID } from "./board-id.js";
+import { BOARD_TOOL_NAMES, type BoardToolName } from "./board-tools.js";
+
+export async function startTasksPart(input: {
+  /** The session's tool names, chosen or by default. */
+  toolNames: readonly string[];
+  workspace: string;
+  env: NodeJS.ProcessEnv;
+}): Promise<SessionPart | null> {
+  const named = BOARD_TOOL_NAMES.filter((name) => input.toolNames.includes(name));
+  const offered: readonly BoardToolName[] = (await boardTurnedOn(input)) ? BOARD_TOOL_NAMES : named;
+  if (offered.length === 0) return null;
+  const shared = input.env.AGENTLOOP_TASK_LIST_ID || undefined;
+  if (shared !== undefined && !BOARD_ID.test(shared)) {
+    throw new ConfigError(
+      `AGENTLOOP_TASK_LIST_ID must be a plain name (letters, digits, ".", "_", "-"), not ${JSON.stringify(shared)}.`,
+    );
+  }
+  const { createTasksPart } = await import("./part.js");
+  return createTasksPart({ offered, env: input.env, shared });
+}
+
+/** "tasks" in the settings files in force (the project's wins): true turns the board on. */
+async function boardTurnedOn(where: {
+  workspace: string;
+  env: NodeJS.ProcessEnv;
+}): Promise<boolean> {
+  let on = false;
+  for (const { file, settings } of await readAllSettings(where)) {
+    if (settings.tasks === undefined) continue;
+    if (typeof settings.tasks !== "boolean") {
+      throw new ConfigError(
+        `"tasks" in ${file} must be true or false: whether the task board is on.`,
+      );
+    }
+    on = settings.tasks;
+  }
+  return on;
+}
