@@ -5,8 +5,9 @@
 // git, so every git agentloop runs for itself is the hardened one. Run by `npm test`; prints each
 // problem and exits 1 when there is one.
 
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import { pathToFileURL } from "node:url";
 
 /** The parts, bottom to top; a part may import its own layer and those below it. */
 export const LAYERS = [
@@ -26,6 +27,24 @@ export const LAYERS = [
 ];
 
 const SRC = resolve(import.meta.dirname, "../src");
+
+/**
+ * A chapter that describes itself (`src/NAME/chapter.ts` exporting `CHAPTER.layerBeside`) is in
+ * the layer of the part it names, so adding it needs no line here.
+ */
+export async function describedLayers(src = SRC): Promise<Map<string, string>> {
+  const beside = new Map<string, string>();
+  for (const name of readdirSync(src)) {
+    const file = join(src, name, "chapter.ts");
+    if (!existsSync(file)) continue;
+    const { CHAPTER } = (await import(pathToFileURL(file).href)) as {
+      CHAPTER?: { layerBeside?: string };
+    };
+    if (CHAPTER?.layerBeside) beside.set(name, CHAPTER.layerBeside);
+  }
+  return beside;
+}
+const CHAPTER_LAYERS = await describedLayers();
 const IMPORT = /(?:\bfrom|\bimport)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g;
 
 /** The part a file of src/ belongs to: its folder, or for the root's files, what they are. */
@@ -37,8 +56,9 @@ export function partOf(file: string): string {
   return first.replace(/\.ts$/, "");
 }
 
-function layerOf(part: string): number {
-  return LAYERS.findIndex((layer) => layer.includes(part));
+export function layerOf(part: string): number {
+  const named = CHAPTER_LAYERS.get(part) ?? part;
+  return LAYERS.findIndex((layer) => layer.includes(named));
 }
 
 function sourceFiles(directory: string): string[] {

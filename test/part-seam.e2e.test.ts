@@ -3,14 +3,14 @@
 // run, its note goes beside the prompt, its event reaches stream-json and the session file, and
 // its text is restated beside a compaction's summary. Real HTTP against the fake Anthropic server.
 
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { assembleSession } from "../src/assembly/assemble.js";
 import { type PartEntry, SESSION_PARTS } from "../src/assembly/parts.js";
 import type { SessionIO } from "../src/assembly/session-io.js";
 import type { SessionOptions } from "../src/assembly/session-options.js";
 import { runOneShot } from "../src/command-line/one-shot.js";
 import type { LoopEvent } from "../src/core/events.js";
-import type { SessionPart } from "../src/core/part.js";
+import type { PartHost, QueuedOutcome, SessionPart } from "../src/core/part.js";
 import type { Tool } from "../src/core/tool.js";
 import { freshSandbox, onlySession, startFakeModel } from "./support/cli-harness.js";
 import { reply, text, toolUse } from "./support/fake-anthropic-server.js";
@@ -47,6 +47,63 @@ function stampPart(): SessionPart {
 }
 
 const entries: PartEntry[] = [...SESSION_PARTS, { name: "stamp", start: async () => stampPart() }];
+
+/**
+ * A part that queues "the watch ended" after its first tool result; with `watching`, it has work
+ * under way until the watch ends 300 ms after that.
+ */
+function watchPart(watching: boolean) {
+  let host: PartHost | undefined;
+  let working = watching;
+  let queued = false;
+  const outcomes: QueuedOutcome[] = [];
+  const part: SessionPart = {
+    name: "watch",
+    attach: (given) => {
+      host = given;
+    },
+    workUnderWay: () => working,
+    eventsAfter(event) {
+      if (event.type !== "tool_end" || queued) return [];
+      queued = true;
+      setTimeout(() => {
+        host?.queuePrompt({ text: "the watch ended" }).then((outcome) => outcomes.push(outcome));
+        working = false;
+      }, 300);
+      return [];
+    },
+  };
+  return { part, outcomes };
+}
+
+async function runWatched(watching: boolean) {
+  const model = await startFakeModel("anthropic");
+  onTestFinished(() => model.close());
+  model.script([
+    reply(toolUse("t1", "stamp", { label: "watch" })),
+    reply(text("Started the watch.")),
+    reply(text("The watch is over.")),
+  ]);
+  const sandbox = freshSandbox();
+  stubEnv({ ...sandbox.env, ...model.env() });
+  const watch = watchPart(watching);
+  const { session, controls } = await assembleSession(sessionOptions(sandbox.workspace), headless, [
+    ...entries,
+    { name: "watch", start: async () => watch.part },
+  ]);
+  const stdout = collect();
+  const code = await runOneShot({
+    session,
+    controls,
+    prompt: "start the watch",
+    outputFormat: "json",
+    stdout,
+    stderr: collect(),
+  });
+  // A prompt not run is said at once; give a late one its time.
+  await new Promise((done) => setTimeout(done, watching ? 0 : 400));
+  return { code, result: JSON.parse(stdout.text()), outcomes: watch.outcomes, model, sandbox };
+}
 
 function sessionOptions(cwd: string): SessionOptions {
   return {
@@ -88,15 +145,18 @@ function collect() {
 
 afterEach(() => vi.unstubAllEnvs());
 
+/** The session reads its settings and the model's address from the environment. */
+function stubEnv(env: Record<string, string>) {
+  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+}
+
 describe("a part added from outside src/", () => {
   it("offers its tool, adds its note to the prompt, and its event reaches stream-json and the session file", async () => {
     const model = await startFakeModel("anthropic");
     try {
       model.script([reply(toolUse("t1", "stamp", { label: "draft" })), reply(text("Stamped."))]);
       const sandbox = freshSandbox();
-      for (const [name, value] of Object.entries({ ...sandbox.env, ...model.env() })) {
-        vi.stubEnv(name, value);
-      }
+      stubEnv({ ...sandbox.env, ...model.env() });
       const { session, controls } = await assembleSession(
         sessionOptions(sandbox.workspace),
         headless,
@@ -147,9 +207,7 @@ describe("a part added from outside src/", () => {
         },
       );
       const sandbox = freshSandbox();
-      for (const [name, value] of Object.entries({ ...sandbox.env, ...model.env() })) {
-        vi.stubEnv(name, value);
-      }
+      stubEnv({ ...sandbox.env, ...model.env() });
       const { session } = await assembleSession(
         sessionOptions(sandbox.workspace),
         headless,
@@ -169,5 +227,32 @@ describe("a part added from outside src/", () => {
     } finally {
       await model.close();
     }
+  }, 30_000);
+
+  it("runs in one-shot mode the prompt it queues while its work is under way, then ends", async () => {
+    const { code, result, outcomes, model, sandbox } = await runWatched(true);
+    expect(code).toBe(0);
+    expect(result.result).toBe("The watch is over.");
+    expect(model.requestCount()).toBe(3);
+    expect(outcomes).toEqual([
+      { ran: true, stop: expect.objectContaining({ reason: "end_turn" }) },
+    ]);
+    // Each prompt is the first block of its message, the stamp's note beside it.
+    const prompts = onlySession(sandbox).messages.flatMap((message) =>
+      message.role === "user" &&
+      Array.isArray(message.content) &&
+      message.content[0]?.type === "text"
+        ? [message.content[0].text]
+        : [],
+    );
+    expect(prompts).toEqual(["start the watch", "the watch ended"]);
+  }, 30_000);
+
+  it("ends one-shot mode as it would when no work is under way, telling the part its prompt was not run", async () => {
+    const { code, result, outcomes, model } = await runWatched(false);
+    expect(code).toBe(0);
+    expect(result.result).toBe("Started the watch.");
+    expect(model.requestCount()).toBe(2);
+    expect(outcomes).toEqual([{ ran: false }]);
   }, 30_000);
 });

@@ -268,6 +268,7 @@ describe("the list a session is assembled from", () => {
       "goal",
       "mcp",
       "web",
+      "schedule",
       "lsp",
       "checkpoints",
     ]);

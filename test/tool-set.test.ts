@@ -33,6 +33,7 @@ describe("choosing the tool set", () => {
     const where = workspaceWithSettings(null);
     expect(await chooseTools({ flag: undefined, ...where })).toEqual({
       names: ["bash", "read", "write", "edit", "skill", "agent", "web_fetch", "web_search"],
+      partTools: [],
       chosen: false,
     });
   });
@@ -81,11 +82,13 @@ describe("choosing the tool set", () => {
     const named = { flag: ["read", "web_fetch", "web_search"], localModel: true, ...where };
     expect(await chooseTools(named)).toEqual({
       names: ["read", "web_fetch", "web_search"],
+      partTools: [],
       chosen: true,
     });
     const fromSettings = workspaceWithSettings({ tools: ["bash", "web_fetch"] });
     expect(await chooseTools({ flag: undefined, ...fromSettings })).toEqual({
       names: ["bash", "web_fetch"],
+      partTools: [],
       chosen: true,
     });
   });

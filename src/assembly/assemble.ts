@@ -136,11 +136,12 @@ export async function assembleSession(
     onNotice: notice,
   });
   const atStart = { ...where, read };
-  const [{ names, chosen: toolsChosen }, rules, sandboxSettings] = await Promise.all([
+  const [{ names, partTools, chosen: toolsChosen }, rules, sandboxSettings] = await Promise.all([
     chooseTools({
       flag: options.tools,
       ...atStart,
       localModel: resolved.protocol === "local",
+      partTools: entries.flatMap((entry) => entry.tools ?? []),
     }),
     loadPermissionRules(atStart),
     readSandboxSettings(options.cwd, userEnv, read),
@@ -237,6 +238,7 @@ export async function assembleSession(
     env: userEnv,
     settings: read,
     toolNames: names,
+    partTools,
     toolsChosen,
     mcpConfigFiles: options.mcpConfigFiles,
     modes,

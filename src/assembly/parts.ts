@@ -14,6 +14,7 @@ import type { PreparedHooks } from "../hooks/prepare.js";
 import type { ModeSwitch } from "../permissions/mode-switch.js";
 import type { PermissionRules } from "../permissions/rules.js";
 import type { PlanningPart } from "../planning/part.js";
+import { CHAPTER as SCHEDULE } from "../schedule/chapter.js";
 import type { LoadedSkills } from "../skills/loaded-skills.js";
 import type { Skill } from "../skills/skill.js";
 import type { ToolName } from "../tools/tool-set.js";
@@ -33,6 +34,8 @@ export interface PartContext {
    */
   settings: ProjectSettings;
   toolNames: readonly ToolName[];
+  /** The chosen tools of the parts, among those their entries name (`PartEntry.tools`). */
+  partTools: readonly string[];
   /** The person named the tools (--tools, a settings file) rather than taking the default set. */
   toolsChosen: boolean;
   mcpConfigFiles: string[];
@@ -63,6 +66,11 @@ export interface PartContext {
 
 export interface PartEntry {
   name: string;
+  /**
+   * The tools its part may offer, by name, from its chapter's description: --tools and the
+   * "tools" setting accept them, the default set holds them.
+   */
+  tools?: readonly string[];
   /** The part, or null when this session does not use it. May throw a ConfigError. */
   start(context: PartContext): Promise<SessionPart | null>;
 }
@@ -190,6 +198,14 @@ export const SESSION_PARTS: readonly PartEntry[] = [
       const fetchForChild = fetch && context.toolsChosen;
       const mode = context.modes.current;
       return startWebPart({ ...context, rules, mode, fetch, fetchForChild, search });
+    },
+  },
+  {
+    name: "schedule",
+    tools: SCHEDULE.tools,
+    async start(context) {
+      const { createSchedulePart } = await import("../schedule/part.js");
+      return createSchedulePart({ tools: context.partTools });
     },
   },
   {

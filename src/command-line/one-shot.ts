@@ -1,5 +1,7 @@
 // One-shot mode: run one task to completion, print the answer (or a JSON result), and exit
-// with a code that says how it went. SIGINT and SIGTERM end the run cleanly with 130.
+// with a code that says how it went. SIGINT and SIGTERM end the run cleanly with 130. A prompt
+// a part queues runs after the task only while a part still has work under way (a teammate);
+// otherwise the run ends as it would, and the part is told its prompt was not run.
 
 import type { SessionControls } from "../assembly/assemble.js";
 import { type LoopEvent, type LoopStop, requestUsage } from "../core/events.js";
@@ -54,24 +56,43 @@ export async function runOneShot(options: OneShotOptions): Promise<number> {
   // The answer's text as it streamed: a reply that asked for tools was not the answer.
   let streamed = "";
   let stopped: LoopEvent[] = [];
-  try {
-    const run = session.runPrompt(options.prompt, controller.signal);
+  let wake = () => {};
+  session.serveQueuedPrompts("while-work-under-way", () => wake());
+  /** Shows one prompt's events as they come; returns how it stopped. */
+  async function follow(run: AsyncGenerator<LoopEvent, LoopStop>): Promise<LoopStop> {
+    streamed = "";
     while (true) {
       const step = await run.next();
-      if (step.done) {
-        stop = step.value;
-        break;
+      if (step.done) return step.value;
+      show(step.value);
+    }
+  }
+  function show(event: LoopEvent) {
+    if (requestUsage(event)) numTurns += 1;
+    if (event.type === "text_delta") streamed += event.text;
+    if (event.type === "assistant_message" && toolUses(event.message).length > 0) streamed = "";
+    progress.onEvent(event);
+    render?.(event);
+    if (outputFormat === "stream-json") stdout.write(`${JSON.stringify(event)}\n`);
+    // A hook that blocked or failed is said on stderr in every format; text shows it above.
+    const hookLine = !render && event.type === "hook" ? describeHookRun(event) : null;
+    if (hookLine) stderr.write(`agentloop: ${hookLine}\n`);
+  }
+  try {
+    stop = await follow(session.runPrompt(options.prompt, controller.signal));
+    while (!controller.signal.aborted) {
+      const next = session.nextQueued();
+      if (next) {
+        stop = await follow(next.run(controller.signal));
+        continue;
       }
-      const event = step.value;
-      if (requestUsage(event)) numTurns += 1;
-      if (event.type === "text_delta") streamed += event.text;
-      if (event.type === "assistant_message" && toolUses(event.message).length > 0) streamed = "";
-      progress.onEvent(event);
-      render?.(event);
-      if (outputFormat === "stream-json") stdout.write(`${JSON.stringify(event)}\n`);
-      // A hook that blocked or failed is said on stderr in every format; text shows it above.
-      const hookLine = !render && event.type === "hook" ? describeHookRun(event) : null;
-      if (hookLine) stderr.write(`agentloop: ${hookLine}\n`);
+      for (const event of session.announced()) show(event);
+      if (!session.workUnderWay()) break;
+      // A part whose work ends queues a prompt or announces it, which wakes this up.
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        controller.signal.addEventListener("abort", () => resolve(), { once: true });
+      });
     }
   } finally {
     progress.stop();

@@ -8,7 +8,7 @@
 // Every field is optional: a part fills in what it contributes. None of the functions may throw
 // unless its comment says so; a part that fails says so in its events or notes instead.
 
-import type { CompactionTrigger, LoopEvent, LoopStopReason } from "./events.js";
+import type { CompactionTrigger, LoopEvent, LoopStop, LoopStopReason } from "./events.js";
 import type { Limit } from "./limits.js";
 import type { Message, ToolUseBlock } from "./messages.js";
 import type { NoticeSource } from "./notices.js";
@@ -70,6 +70,29 @@ export interface ChildTools {
   dispose(): Promise<void>;
 }
 
+/**
+ * Which prompts a part queues the front end runs: the REPL whenever the session is idle; one-shot
+ * mode only while a part still has work under way (`workUnderWay`), then it ends as it would;
+ * the editor (ACP) and a library user who serves no queue never.
+ */
+export type QueuedPromptRuns = "when-idle" | "while-work-under-way" | "never";
+
+/**
+ * A prompt a part asks the front end to run once the session is idle, as if the person had typed
+ * it after everything else (pi's `sendUserMessage(text, {deliverAs: "followUp"})`).
+ */
+export interface QueuedPrompt {
+  text: string;
+  /**
+   * Sent again after its request failed: when the history still ends with this text unanswered,
+   * the loop goes on from it instead of adding it a second time.
+   */
+  again?: boolean;
+}
+
+/** What became of a queued prompt: how its run stopped, or not run (no front end ran it). */
+export type QueuedOutcome = { ran: true; stop: LoopStop } | { ran: false };
+
 /** What a part may know of the session it joined (given once, to `attach`). */
 export interface PartHost {
   /** The limits every request of the session is checked against (a child shares them). */
@@ -101,9 +124,27 @@ export interface PartHost {
    * and the other parts are not told.
    */
   replaceHistory(messages: Message[]): void;
+  /**
+   * Queues a prompt for when the session is idle: after the running prompt, never over a line
+   * the person is typing. Resolves once it ran, or with `ran: false` when this front end does
+   * not run it (see `runsQueuedPrompts`) or the session closed first.
+   */
+  queuePrompt(prompt: QueuedPrompt): Promise<QueuedOutcome>;
+  /** Whether this front end runs queued prompts, and when. */
+  runsQueuedPrompts(): QueuedPromptRuns;
+  /** True while the front end waits for the person: no prompt or command runs. */
+  isIdle(): boolean;
+  /**
+   * Events to show now: recorded in the session file, on the screen at once when the session is
+   * idle (a command's, a timer's), else with the running prompt's next event.
+   */
+  announce(events: LoopEvent[]): void;
 }
 
-/** A REPL command a part adds (`/hooks`, `/tasks`): what it prints, as plain text. */
+/**
+ * A REPL command a part adds (`/hooks`, `/tasks`): what it prints, as plain text. Events it
+ * announces through its host (`PartHost.announce`) are on the screen before the next prompt.
+ */
 export interface PartCommand {
   /** With its slash: `/tasks`. */
   name: string;
@@ -157,8 +198,20 @@ export interface SessionPart {
   readonly sideEvents?: SideEvents;
   /** Called once, when the session is made. */
   attach?(host: PartHost): void;
+  /**
+   * The session became idle: the front end waits for the person and nothing runs (the time to
+   * queue a prompt that waited for a busy session).
+   */
+  idle?(): void;
+  /**
+   * True while this part has work of its own under way that may still queue prompts (a
+   * teammate): one-shot mode waits for it and runs what it queues before it ends.
+   */
+  workUnderWay?(): boolean;
   /** A history began: the session's first, or another after /clear, /resume or a summary. */
   historyStarted?(start: HistoryStart, messages: readonly Message[]): void;
+  /** A few words for the REPL's status line (`2 scheduled jobs`), or null when it has none. */
+  status?(): string | null;
   /** Commands the REPL offers while this part is in the session. */
   readonly commands?: readonly PartCommand[];
   /**

@@ -1,14 +1,14 @@
 // The interactive session: read a prompt, run the loop on the shared history, show the answer
 // as it streams, repeat. Lines starting with a slash are commands (src/repl/commands.ts).
 // Ctrl-C clears the line being typed or cancels the running turn; a second Ctrl-C right after
-// exits.
+// exits. While it waits for the person, the prompts parts queue run (a scheduled job), one at a
+// time and never over a line being typed, and the events parts announce are shown.
 
-import { describeTask } from "../background/task-line.js";
 import type { SessionControls } from "../command-line/setup.js";
-import { requestUsage } from "../core/events.js";
+import { type LoopEvent, type LoopStop, requestUsage } from "../core/events.js";
 import { EXIT } from "../core/exit-codes.js";
 import { addUsage, emptyUsage } from "../core/messages.js";
-import type { AgentSession } from "../session/agent-session.js";
+import type { AgentSession, QueuedRun } from "../session/agent-session.js";
 import { type Invocation, ignoredNotice, invocationOf } from "../skills/invocation.js";
 import type { Progress } from "../terminal/progress.js";
 import { createPromptInput } from "../terminal/prompt-input.js";
@@ -47,6 +47,8 @@ export function runRepl(options: ReplOptions): Promise<number> {
   });
   const dim = (text: string) => (options.color ? `\x1b[2m${text}\x1b[0m` : text);
   let running: AbortController | null = null;
+  // True from when the prompt is shown until a prompt, command or queued prompt starts.
+  let waitingForPerson = false;
   let lastInterrupt = 0;
 
   return new Promise((resolve) => {
@@ -65,7 +67,7 @@ export function runRepl(options: ReplOptions): Promise<number> {
       running?.abort();
       progress.stop();
       process.off("SIGINT", onInterrupt);
-      stopListening();
+      terminal.input.off("keypress", onKeypress);
       input.close();
       readline.close();
       await session.close();
@@ -123,16 +125,60 @@ export function runRepl(options: ReplOptions): Promise<number> {
     }
 
     async function runPrompt(prompt: string) {
+      await runEvents((signal) => session.runPrompt(prompt, signal));
+    }
+
+    async function runEvents(events: (signal: AbortSignal) => AsyncGenerator<LoopEvent, LoopStop>) {
       let usage = emptyUsage();
       await context.run(async function* (signal) {
-        for await (const event of session.runPrompt(prompt, signal)) {
-          const used = requestUsage(event);
+        const run = events(signal);
+        let step = await run.next();
+        for (; !step.done; step = await run.next()) {
+          const used = requestUsage(step.value);
           if (used) usage = addUsage(usage, used);
-          yield event;
+          yield step.value;
         }
+        return step.value;
       });
       writeWrapped(output, dim(answerSummary(usage, session)));
     }
+
+    /** Shows the prompt, after what the parts announced; the parts hear the session is idle. */
+    function askPerson() {
+      if (finished) return;
+      for (const event of session.announced()) render(event);
+      waitingForPerson = true;
+      input.ask();
+      session.idle();
+      serveIdle();
+    }
+
+    /** While the prompt waits: shows what parts announced, and runs a queued prompt if no line is typed. */
+    function serveIdle() {
+      if (!waitingForPerson || finished) return;
+      const events = session.announced();
+      if (events.length > 0) {
+        output.write("\n");
+        for (const event of events) render(event);
+        readline.prompt(true);
+      }
+      if (input.typing()) return;
+      const next = session.nextQueued();
+      if (!next) return;
+      waitingForPerson = false;
+      input.release();
+      // Shown where the person's prompt would be: the screen says what was sent.
+      output.write(`${next.prompt.text}\n`);
+      void runQueued(next);
+    }
+
+    async function runQueued(next: QueuedRun) {
+      await runEvents((signal) => next.run(signal)).catch(printError);
+      askPerson();
+    }
+
+    // A line typed and then erased leaves the prompt free for what waits.
+    const onKeypress = () => setImmediate(serveIdle);
 
     /** A skill or custom command the user typed: its prompt, on its model for this prompt. */
     async function runInvocation({ skill, prompt }: Invocation) {
@@ -149,6 +195,7 @@ export function runRepl(options: ReplOptions): Promise<number> {
     }
 
     async function handle(text: string) {
+      waitingForPerson = false;
       const parsed = parseInput(text, context.commands);
       // Recalling "exit" is never what the up arrow is wanted for.
       if (
@@ -174,7 +221,7 @@ export function runRepl(options: ReplOptions): Promise<number> {
           await runCommand(parsed.command, parsed.argument);
           break;
       }
-      if (!finished) input.ask();
+      askPerson();
     }
 
     function printError(error: unknown) {
@@ -198,17 +245,12 @@ export function runRepl(options: ReplOptions): Promise<number> {
       if (!finished) readline.prompt(true);
     }
 
-    // A task that ends while the model is idle is told with the next prompt; a person sees it now.
-    const stopListening = options.controls.tasks.onEnd((task) => {
-      if (running || finished) return;
-      const line = `◆ background task ${describeTask(task)}; the model is told with your next prompt`;
-      writeWrapped(output, `\n${dim(line)}`);
-      input.ask();
-    });
+    session.serveQueuedPrompts("when-idle", () => setImmediate(serveIdle));
+    terminal.input.on("keypress", onKeypress);
     readline.on("SIGINT", onInterrupt);
     process.on("SIGINT", onInterrupt);
     readline.on("close", () => void finish(EXIT.done));
     writeWrapped(output, dim(startLine(session, options.controls)));
-    input.ask();
+    askPerson();
   });
 }

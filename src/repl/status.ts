@@ -12,7 +12,7 @@ export function startLine(session: AgentSession, controls: SessionControls): str
   const parts = [session.model, controls.provider, controls.mode, `session ${session.id}`];
   const fill = contextFill(session);
   if (fill) parts.push(fill);
-  return parts.join(" · ");
+  return [...parts, ...partStatus(session)].join(" · ");
 }
 
 /** `· 1200 in · 80 out · 900 from cache · $0.0012 (session $0.0050) · 4% of context` */
@@ -28,7 +28,7 @@ export function answerSummary(turnUsage: Usage, session: AgentSession): string {
   }
   const fill = contextFill(session);
   if (fill) parts.push(fill);
-  return `· ${parts.join(" · ")}`;
+  return `· ${[...parts, ...partStatus(session)].join(" · ")}`;
 }
 
 /** What /cost prints: the session's tokens by kind, and their price when it is known. */
@@ -48,6 +48,11 @@ export function costReport(session: AgentSession): string {
     `, ${count(usage.cache_creation_input_tokens)} written to cache)`,
     ` · ${count(usage.output_tokens)} out · ${price}`,
   ].join("");
+}
+
+/** What the parts have to say in the status line, in list order. */
+function partStatus(session: AgentSession): string[] {
+  return session.parts.flatMap((part) => part.status?.() ?? []);
 }
 
 function contextFill(session: AgentSession): string | null {

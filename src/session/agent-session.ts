@@ -21,7 +21,13 @@ import {
   type Usage,
   type UserMessage,
 } from "../core/messages.js";
-import type { HistoryStart, PartHost, SessionPart } from "../core/part.js";
+import type {
+  HistoryStart,
+  PartHost,
+  QueuedPrompt,
+  QueuedPromptRuns,
+  SessionPart,
+} from "../core/part.js";
 import { agentLoop, createLoopState, type LoopState } from "../loop.js";
 import type { Provider } from "../providers/provider.js";
 import type { Toolbox } from "../tools/toolbox.js";
@@ -36,6 +42,7 @@ import {
   remindersOf,
   stopCheckOf,
 } from "./parts-together.js";
+import { createPromptQueue } from "./prompt-queue.js";
 import type { SessionWriter } from "./session-file.js";
 import { sideEventsOf } from "./side-events.js";
 
@@ -70,7 +77,25 @@ export interface AgentSession {
   usage(): Usage;
   /** What those requests cost in US dollars, each at its model's price; null when one is unknown. */
   cost(): number | null;
-  runPrompt(prompt: string, signal: AbortSignal): AsyncGenerator<LoopEvent, LoopStop>;
+  /** `again`: a queued prompt sent again after its request failed (QueuedPrompt.again). */
+  runPrompt(
+    prompt: string,
+    signal: AbortSignal,
+    options?: { again?: boolean },
+  ): AsyncGenerator<LoopEvent, LoopStop>;
+  /**
+   * The front end runs the prompts parts queue (`runs` says when; without this call, never);
+   * `wake` hears each prompt queued and each event announced, so it can serve them.
+   */
+  serveQueuedPrompts(runs: Exclude<QueuedPromptRuns, "never">, wake: () => void): void;
+  /** The oldest queued prompt as a run of it (its outcome goes back to the part), or null. */
+  nextQueued(): QueuedRun | null;
+  /** The events parts announced since the last look, recorded in the session file. */
+  announced(): LoopEvent[];
+  /** The front end waits for the person now: the parts hear it (`SessionPart.idle`). */
+  idle(): void;
+  /** True while a part has work under way that may still queue prompts. */
+  workUnderWay(): boolean;
   /** Summarises the history now (the REPL's /compact), with an optional focus for the summary. */
   compact(focus: string | undefined, signal: AbortSignal): AsyncGenerator<LoopEvent, string>;
   /** How full the context window is for the next request; null without compaction. */
@@ -94,6 +119,12 @@ export interface AgentSession {
   close(): Promise<void>;
 }
 
+/** A prompt a part queued, ready to run as the person's prompts run. */
+export interface QueuedRun {
+  readonly prompt: QueuedPrompt;
+  run(signal: AbortSignal): AsyncGenerator<LoopEvent, LoopStop>;
+}
+
 export function createAgentSession(options: AgentSessionOptions): AgentSession {
   // The REPL's commands replace these between prompts; a prompt sees one of each throughout.
   let state = createLoopState(options.messages ?? []);
@@ -115,7 +146,11 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
   const replaceHistory = (messages: Message[]) => {
     state = createLoopState(messages);
   };
-  const host = {
+  const queue = createPromptQueue();
+  const workUnderWay = () => parts.some((part) => part.workUnderWay?.() === true);
+  // Idle from when the front end says it waits for the person until it runs anything again.
+  let idle = false;
+  const host: PartHost = {
     limits,
     directory,
     childTools,
@@ -123,6 +158,14 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
     provider: () => provider,
     history,
     replaceHistory,
+    // One-shot mode takes a prompt only from a part whose work is under way (a teammate's).
+    queuePrompt: (prompt) =>
+      queue.runs() === "while-work-under-way" && !workUnderWay()
+        ? Promise.resolve({ ran: false })
+        : queue.queue(prompt),
+    runsQueuedPrompts: () => queue.runs(),
+    isIdle: () => idle,
+    announce: (events) => queue.announce(events),
   };
   for (const part of parts) part.attach?.(host);
   const historyStarted = (start: HistoryStart) => {
@@ -180,6 +223,7 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
       const step = yield* nextStep(events);
       // What the parts did while this step was made (the hooks that ran) comes before it.
       yield* partEvents(eventsBefore(parts));
+      yield* partEvents(queue.takeAnnounced());
       if (step.done) return step.value;
       const event = step.value;
       writer.recordEvent(event);
@@ -190,6 +234,20 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
       yield* partEvents(eventsAfter(parts, event));
     }
   }
+  function loopOn(signal: AbortSignal) {
+    return agentLoop(state, {
+      provider,
+      toolbox: options.toolbox,
+      system: options.system,
+      maxTurns: options.maxTurns,
+      signal,
+      limits,
+      compaction,
+      reminders,
+      beforeStop: stopCheckOf(parts),
+      notices,
+    });
+  }
   async function endWork(): Promise<LoopEvent[]> {
     const ended: LoopEvent[] = [];
     for (const part of parts) ended.push(...((await part.endWork?.()) ?? []));
@@ -197,7 +255,7 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
     return ended;
   }
 
-  return {
+  const session: AgentSession = {
     get state() {
       return state;
     },
@@ -211,7 +269,12 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
     usage: () => usage,
     cost: () => cost,
     endWork,
-    async *runPrompt(prompt, signal) {
+    async *runPrompt(prompt, signal, runOptions) {
+      idle = false;
+      // A queued prompt whose request failed is still the history's last message: go on from it.
+      if (runOptions?.again && unanswered(state.messages, prompt)) {
+        return yield* recorded(loopOn(signal));
+      }
       const refusal = await refusalOf(parts, prompt, signal);
       yield* partEvents(eventsBefore(parts));
       if (refusal !== null) return yield* recorded(promptRefused(refusal));
@@ -230,22 +293,34 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
         writer.recordEvent(event);
         yield event;
       }
-      return yield* recorded(
-        agentLoop(state, {
-          provider,
-          toolbox: options.toolbox,
-          system: options.system,
-          maxTurns: options.maxTurns,
-          signal,
-          limits,
-          compaction,
-          reminders,
-          beforeStop: stopCheckOf(parts),
-          notices,
-        }),
-      );
+      return yield* recorded(loopOn(signal));
     },
+    serveQueuedPrompts: (runs, wake) => queue.serve(runs, wake),
+    nextQueued() {
+      const entry = queue.take();
+      if (!entry) return null;
+      const { prompt, settle } = entry;
+      return {
+        prompt,
+        async *run(signal) {
+          try {
+            const stop = yield* session.runPrompt(prompt.text, signal, { again: prompt.again });
+            settle({ ran: true, stop });
+            return stop;
+          } finally {
+            settle({ ran: false });
+          }
+        },
+      };
+    },
+    announced: () => [...partEvents(queue.takeAnnounced())],
+    idle() {
+      idle = true;
+      for (const part of parts) part.idle?.();
+    },
+    workUnderWay,
     async *compact(focus, signal) {
+      idle = false;
       if (!compaction) return "Compaction is not available in this session.";
       if (state.messages.length < 3) return "There is nothing to compact yet.";
       const failed = yield* recorded(compaction.summarizeNow(state, requestParts(signal), focus));
@@ -269,6 +344,9 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
       await previous.dispose?.();
     },
     async close() {
+      idle = false;
+      queue.dropAll();
+      for (const event of queue.takeAnnounced()) writer.recordEvent(event);
       await endWork();
       // The reverse of the list: a part closes before those it was built on.
       for (const part of [...parts].reverse()) {
@@ -279,6 +357,16 @@ export function createAgentSession(options: AgentSessionOptions): AgentSession {
       writer.close();
     },
   };
+  return session;
+}
+
+/** True when the history ends with `prompt` as the person's message, with no answer yet. */
+function unanswered(messages: readonly Message[], prompt: string): boolean {
+  const last = messages.at(-1);
+  if (last?.role !== "user") return false;
+  const first = typeof last.content === "string" ? last.content : last.content[0];
+  const text = typeof first === "string" ? first : first?.type === "text" ? first.text : undefined;
+  return text === prompt;
 }
 
 /** A part refused the prompt: it is not sent, nor added to the history. */

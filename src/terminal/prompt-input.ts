@@ -32,6 +32,10 @@ export interface PromptInput {
    * False when nothing was, or when no prompt is being asked for.
    */
   clear(): boolean;
+  /** True while the person has typed part of a prompt: nothing may be sent over it. */
+  typing(): boolean;
+  /** Stops asking (a queued prompt runs instead); lines typed from now on are not prompts. */
+  release(): void;
   /** Turns bracketed paste off again. */
   close(): void;
 }
@@ -89,6 +93,10 @@ export function createPromptInput(options: PromptInputOptions): PromptInput {
       readline.write(null, { ctrl: true, name: "u" });
       show(PROMPT);
       return true;
+    },
+    typing: () => waiting && (pasting || readline.line !== "" || lines.length > 0),
+    release() {
+      waiting = false;
     },
     close() {
       options.input.off("keypress", onKey);

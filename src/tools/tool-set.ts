@@ -38,6 +38,8 @@ const BOARD_TOOLS: readonly ToolName[] = ["task_create", "task_list", "task_get"
 
 export interface ToolChoice {
   names: ToolName[];
+  /** The chosen tools of the parts (their chapters name them: `partTools` below). */
+  partTools: string[];
   /** The person named them (--tools, a settings file), rather than taking the default set. */
   chosen: boolean;
 }
@@ -51,8 +53,12 @@ export async function chooseTools(input: {
   read?: ProjectSettings;
   /** The session runs a local model (--provider local). */
   localModel?: boolean;
+  /** The tools the session's parts may offer, by name, as their chapters describe them. */
+  partTools?: readonly string[];
 }): Promise<ToolChoice> {
-  if (input.flag) return { names: validNames(input.flag, "--tools"), chosen: true };
+  const partTools = input.partTools ?? [];
+  const valid = (names: string[], where: string) => validNames(names, where, partTools);
+  if (input.flag) return { ...valid(input.flag, "--tools"), chosen: true };
   const local = input.localModel === true;
   const hostedOnly = ["agent", "web_search", "web_fetch"];
   let choice: ToolChoice = {
@@ -62,6 +68,7 @@ export async function chooseTools(input: {
         !(local && hostedOnly.includes(name)) &&
         !BOARD_TOOLS.includes(name),
     ),
+    partTools: [...partTools],
     chosen: false,
   };
   for (const { file, settings } of await readAllSettings(input)) {
@@ -70,17 +77,26 @@ export async function chooseTools(input: {
     if (!Array.isArray(names) || names.some((name) => typeof name !== "string")) {
       throw new ConfigError(`"tools" in ${file} must be a list of tool names, such as ["bash"].`);
     }
-    choice = { names: validNames(names as string[], `"tools" in ${file}`), chosen: true };
+    choice = { ...valid(names as string[], `"tools" in ${file}`), chosen: true };
   }
   return choice;
 }
 
-function validNames(names: string[], where: string): ToolName[] {
-  const unknown = names.find((name) => !(TOOL_NAMES as readonly string[]).includes(name));
+function validNames(
+  names: string[],
+  where: string,
+  partTools: readonly string[],
+): { names: ToolName[]; partTools: string[] } {
+  const known: readonly string[] = [...TOOL_NAMES, ...partTools];
+  const unknown = names.find((name) => !known.includes(name));
   if (unknown !== undefined) {
     throw new ConfigError(
-      `${where} names an unknown tool "${unknown}": choose from ${TOOL_NAMES.join(", ")}.`,
+      `${where} names an unknown tool "${unknown}": choose from ${known.join(", ")}.`,
     );
   }
-  return [...new Set(names)] as ToolName[];
+  const unique = [...new Set(names)];
+  return {
+    names: unique.filter((name) => (TOOL_NAMES as readonly string[]).includes(name)) as ToolName[],
+    partTools: unique.filter((name) => partTools.includes(name)),
+  };
 }

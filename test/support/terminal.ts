@@ -20,6 +20,8 @@ export interface TerminalOptions {
   args?: string[];
   /** The terminal's width; left out, the terminal has no size, as a bare pseudo-terminal. */
   columns?: number;
+  /** What runs instead of the built CLI, as its command and first arguments. */
+  program?: string[];
 }
 
 export interface Terminal {
@@ -48,9 +50,10 @@ export interface Terminal {
 
 export const TERMINAL_ROWS = 24;
 
-export function openTerminal({ env, cwd, args = [], columns }: TerminalOptions): Terminal {
+export function openTerminal(options: TerminalOptions): Terminal {
+  const { env, cwd, args = [], columns, program = [process.execPath, CLI] } = options;
   const size = columns === undefined ? [] : ["--size", `${columns}x${TERMINAL_ROWS}`];
-  const child = spawn("python3", [PTY_RUN, ...size, process.execPath, CLI, ...args], { cwd, env });
+  const child = spawn("python3", [PTY_RUN, ...size, ...program, ...args], { cwd, env });
   let screen = "";
   let ended: { code: number | null } | undefined;
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (screen += chunk));
