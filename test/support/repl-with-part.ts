@@ -13,6 +13,7 @@ import { runRepl } from "../../src/repl/repl.js";
 import { openReplTerminal } from "../../src/repl/terminal.js";
 import { sessionsDirectory } from "../../src/session/session-file.js";
 import { createProgress } from "../../src/terminal/progress.js";
+import { loadTextWidth } from "../../src/terminal/text-width.js";
 
 function knockPart(): SessionPart {
   let host: PartHost | undefined;
@@ -65,6 +66,8 @@ const progress = createProgress({
   color: false,
   runningTasks: () => 0,
 });
+// A terminal run measures text, as the CLI does once it knows it writes to one.
+await loadTextWidth();
 const { session, controls, sessionPath } = await assembleSession(
   command,
   terminalIO(terminal.readline, progress.hold),
