@@ -37,6 +37,8 @@ const bodies = (model: FakeModel) =>
 
 /** What a session offers by default, before any MCP server's tools. */
 const BUILT_IN_TOOLS = ["bash", "read", "write", "edit", "agent"];
+/** At the REPL, where queued prompts run, the scheduled prompts' tools come after them. */
+const AT_THE_REPL = [...BUILT_IN_TOOLS, "cron_create", "cron_list", "cron_delete"];
 /** The web's tools, offered by default (and not MCP's). */
 const WEB_TOOLS = new Set(["web_fetch", "web_search"]);
 /** The tools offered, but for the web's. */
@@ -435,7 +437,7 @@ describe("a repository's MCP server at the terminal", () => {
       await third.waitFor(/\[y\]es, \[n\]o: /);
       expect(third.output()).toContain(otherTag);
       third.type("n\r");
-      expect(await offeredIn(third)).toEqual(BUILT_IN_TOOLS);
+      expect(await offeredIn(third)).toEqual(AT_THE_REPL);
       expect(processesRunning(otherTag)).toEqual([]);
       const approvals = JSON.parse(
         readFileSync(

@@ -47,6 +47,10 @@ const PLAN_TOOLS = [
   "write",
 ];
 
+/** At the REPL, where queued prompts run, the scheduled prompts' tools are offered too. */
+const CRON_TOOLS = ["cron_create", "cron_delete", "cron_list"];
+const sorted = (names: string[]) => [...names].sort();
+
 type Event = { type: string; [key: string]: unknown };
 
 /**
@@ -307,26 +311,20 @@ describe("plan mode in the REPL", () => {
     model.script([reply(text("Hello.")), reply(text("Planning.")), reply(text("Back."))]);
     const terminal = await startRepl(sandbox);
     await terminal.enter("hi", /Hello\./);
-    expect(sentTools(model)).toEqual([
-      "agent",
-      "bash",
-      "edit",
-      "read",
-      "web_fetch",
-      "web_search",
-      "write",
-    ]);
+    expect(sentTools(model)).toEqual(
+      sorted([...CRON_TOOLS, "agent", "bash", "edit", "read", "web_fetch", "web_search", "write"]),
+    );
     const on = await terminal.enter("/plan", /Plan mode on/);
     expect(on).toMatch(/the file tools write only the plan file, \/\S+\/plan\.md/);
     await terminal.enter("plan the change", /Planning\./);
     expect(sent(1)).toContain("[agentloop: plan mode is on.");
-    expect(sentTools(model)).toEqual(PLAN_TOOLS);
+    expect(sentTools(model)).toEqual(sorted([...PLAN_TOOLS, ...CRON_TOOLS]));
     await terminal.enter("/permissions", /Permission mode plan/);
     await terminal.enter("/plan", /Plan mode off: permission mode ask/);
     await terminal.enter("now do it", /Back\./);
     expect(sent(2)).toContain("[agentloop: plan mode is off");
     // The todo list goes on after plan mode; exit_plan_mode does not.
-    expect(sentTools(model)).toEqual([
+    const after = [
       "agent",
       "bash",
       "edit",
@@ -335,7 +333,8 @@ describe("plan mode in the REPL", () => {
       "web_fetch",
       "web_search",
       "write",
-    ]);
+    ];
+    expect(sentTools(model)).toEqual(sorted([...after, ...CRON_TOOLS]));
     expect(await terminal.exit()).toBe(0);
     expect(recordedModes(sandbox)).toEqual(["plan", "ask"]);
     model.script([]);
