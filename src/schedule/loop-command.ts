@@ -22,8 +22,8 @@ export function intervalMs(word: string): number | null {
 export function createLoopCommand(scheduler: Scheduler): PartCommand {
   return {
     name: "/loop",
-    argument: "[interval] PROMPT | list | stop N|all",
-    help: `run a prompt every interval (2s, 5m, 1h, 1d; ${DEFAULT_INTERVAL} if none) while the session is idle`,
+    argument: "[interval] PROMPT",
+    help: `run a prompt every interval (2s, 5m, 1h, 1d; ${DEFAULT_INTERVAL} if none) while the session is idle; /loop list, /loop stop N|all`,
     run(argument) {
       const [first = "", ...rest] = argument.split(/\s+/);
       if (first === "list" && rest.length === 0) return listJobs(scheduler);
