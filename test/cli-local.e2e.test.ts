@@ -28,7 +28,9 @@ describe("agentloop --provider local", () => {
       { at: "tester/tiny-GGUF/tiny.gguf", bytes: tinyModelBytes(sandbox.home) },
     ]);
     try {
-      const env = { ...sandbox.env, HF_ENDPOINT: host.url };
+      // One thread, as llama-server's variable says: two threads on two busy cores spin-wait
+      // on each other, and the tiny model's thousand noise tokens then take minutes, not seconds.
+      const env = { ...sandbox.env, HF_ENDPOINT: host.url, LLAMA_ARG_THREADS: "1" };
       const args = ["--provider", "local", "--model", "hf:tester/tiny-GGUF/tiny.gguf"];
       // The tiny model's byte tokens fit bash's definition in its context, not all four tools'.
       const task = [
@@ -46,7 +48,7 @@ describe("agentloop --provider local", () => {
         /downloading tiny\.gguf \(0\.0 GB\) once, to .*\/agentloop\/models\/hubs\/127\.0\.0\.1_\d+\/tester\/tiny-GGUF\/tiny\.gguf/,
       );
       expect(first.stderr).toMatch(
-        /local model tiny\.gguf on CPU, \d+ threads?, context 3,072 tokens\./,
+        /local model tiny\.gguf on CPU, 1 thread, context 3,072 tokens\./,
       );
       // A random model ends its answer (0) or is cut off and stopped by --max-turns (3).
       expect([0, 3]).toContain(first.code);
@@ -91,7 +93,7 @@ describe("agentloop --provider local", () => {
         "json",
         "Read my notes.",
       ],
-      { env: sandbox.env, cwd: sandbox.workspace },
+      { env: { ...sandbox.env, LLAMA_ARG_THREADS: "1" }, cwd: sandbox.workspace },
     );
     expect(run.code).toBe(0);
     // The model's answer says a tab reached it: the output was not JSON-escaped on the way.
@@ -125,6 +127,20 @@ describe("agentloop --provider local", () => {
       /Cannot download .*Qwen3\.5-4B-Q4_K_M\.gguf .*save it as .*\/agentloop\/models\/hubs\/127\.0\.0\.1_9\/unsloth\/Qwen3\.5-4B-GGUF\/Qwen3\.5-4B-Q4_K_M\.gguf, or pass --model/,
     );
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("a thread count that is not a whole number is one sentence and exit code 2", async () => {
+    const sandbox = freshSandbox();
+    const model = join(sandbox.home, "tiny.gguf");
+    writeTinyModel(model, { contextLength: CONTEXT });
+    const run = await runCli(["--provider", "local", "--model", model, "hi"], {
+      env: { ...sandbox.env, LLAMA_ARG_THREADS: "two" },
+      cwd: sandbox.workspace,
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim()).toBe(
+      'agentloop: LLAMA_ARG_THREADS must be a whole number of threads, at least 1, not "two".',
+    );
   });
 
   it("a model file that does not exist is one sentence and exit code 2", async () => {

@@ -2,6 +2,7 @@
 // a progress bar, then load it. Kept apart from the provider so that library users can load a
 // file they already have with createLocalProvider alone.
 
+import { ConfigError } from "../core/errors.js";
 import { formatProgress } from "./download-progress.js";
 import { createLocalProvider, type LocalProvider } from "./local.js";
 import { resolveLocalModel } from "./local-model.js";
@@ -47,6 +48,23 @@ export async function startLocalProvider(start: LocalStart): Promise<LocalProvid
   return createLocalProvider({
     modelPath: file.path,
     model: file.name,
+    threads: threadsChosen(start.env),
     onRepair: start.onRepair,
   });
+}
+
+/**
+ * LLAMA_ARG_THREADS, the variable llama.cpp's own llama-server reads for --threads: on a machine
+ * busy with other work, fewer threads than cores keep llama.cpp's threads from waiting on each other.
+ */
+function threadsChosen(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.LLAMA_ARG_THREADS;
+  if (raw === undefined || raw === "") return undefined;
+  const threads = Number(raw);
+  if (!Number.isInteger(threads) || threads < 1) {
+    throw new ConfigError(
+      `LLAMA_ARG_THREADS must be a whole number of threads, at least 1, not "${raw}".`,
+    );
+  }
+  return threads;
 }
