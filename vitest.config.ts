@@ -1,9 +1,13 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // Most tests wait on the processes they start (the CLI, bash, git, bubblewrap, Chromium), so
+    // they run two at a time even on two cores, where vitest's default (cores - 1) runs one.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       { extends: true, test: { name: "all", include: ["test/**/*.test.ts"] } },
       // The bash tool's suite, and what MCP and batch runs do with processes, once more with

@@ -33,18 +33,24 @@ import {
 
 const IN_PROCESS_RUNS = 3_000;
 const HTTP_RUNS = 80;
+/** Thousands of sessions are CPU work: the default 30 s is too little when tests run side by side. */
+const PROPERTY_TIMEOUT = 120_000;
 
 describe("the loop under random replies, faults, interrupts and crashes", () => {
-  it("sends only valid requests and keeps the session file equal to the history (in process)", async () => {
-    await fc.assert(
-      fc.asyncProperty(sessionPlans({ objectsOnly: false }), async (plan) => {
-        const { world, rejected } = scriptedWorld();
-        await runPlan(plan, world);
-        expect(rejected).toEqual([]);
-      }),
-      { numRuns: IN_PROCESS_RUNS },
-    );
-  });
+  it(
+    "sends only valid requests and keeps the session file equal to the history (in process)",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(sessionPlans({ objectsOnly: false }), async (plan) => {
+          const { world, rejected } = scriptedWorld();
+          await runPlan(plan, world);
+          expect(rejected).toEqual([]);
+        }),
+        { numRuns: IN_PROCESS_RUNS },
+      );
+    },
+    PROPERTY_TIMEOUT,
+  );
 
   describe("through the SDK against the fake Messages API", () => {
     let fake: FakeAnthropic;
@@ -53,20 +59,24 @@ describe("the loop under random replies, faults, interrupts and crashes", () => 
     });
     afterAll(() => fake.close());
 
-    it("sends only valid requests and keeps the session file equal to the history", async () => {
-      await fc.assert(
-        fc.asyncProperty(sessionPlans({ objectsOnly: true }), async (plan) => {
-          const first = fake.requests.length;
-          await runPlan(plan, fakeServerWorld(fake, plan));
-          const rejected = fake.requests
-            .slice(first)
-            .map((request) => validateRequest(request.body))
-            .filter((problem) => problem !== null);
-          expect(rejected).toEqual([]);
-        }),
-        { numRuns: HTTP_RUNS },
-      );
-    });
+    it(
+      "sends only valid requests and keeps the session file equal to the history",
+      async () => {
+        await fc.assert(
+          fc.asyncProperty(sessionPlans({ objectsOnly: true }), async (plan) => {
+            const first = fake.requests.length;
+            await runPlan(plan, fakeServerWorld(fake, plan));
+            const rejected = fake.requests
+              .slice(first)
+              .map((request) => validateRequest(request.body))
+              .filter((problem) => problem !== null);
+            expect(rejected).toEqual([]);
+          }),
+          { numRuns: HTTP_RUNS },
+        );
+      },
+      PROPERTY_TIMEOUT,
+    );
   });
 });
 
