@@ -2,21 +2,28 @@
 // after the built-in ones, of the notes beside a prompt, of the paragraphs restated beside a
 // compaction's summary and of the events that follow a loop event (docs/architecture.md).
 // A part that a session does not use is not loaded: its entry imports it only when it starts.
+// A chapter that describes itself (src/NAME/chapter.ts) is spread into its entry, so this list
+// is also where the layer checker and --tools find every such chapter: adding one is its folder
+// and its line here.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BackgroundPart } from "../background/part.js";
+import type { ComponentSources } from "../core/component-sources.js";
 import type { SessionPart } from "../core/part.js";
 import type { ProjectSettings } from "../core/project-settings.js";
 import type { Provider } from "../core/provider.js";
 import type { PreparedHooks } from "../hooks/prepare.js";
+import { CHAPTER as LSP } from "../lsp/chapter.js";
 import type { ModeSwitch } from "../permissions/mode-switch.js";
 import type { PermissionRules } from "../permissions/rules.js";
 import type { PlanningPart } from "../planning/part.js";
+import { CHAPTER as PLUGINS } from "../plugins/chapter.js";
 import { CHAPTER as SCHEDULE } from "../schedule/chapter.js";
 import type { LoadedSkills } from "../skills/loaded-skills.js";
 import type { Skill } from "../skills/skill.js";
+import { CHAPTER as TASKS } from "../tasks/chapter.js";
 import type { ToolName } from "../tools/tool-set.js";
 import type { SessionIO } from "./session-io.js";
 import type { SessionOptions } from "./session-options.js";
@@ -39,6 +46,8 @@ export interface PartContext {
   /** The person named the tools (--tools, a settings file) rather than taking the default set. */
   toolsChosen: boolean;
   mcpConfigFiles: string[];
+  /** What the entries' `componentSources` gave: folders beside the person's own places. */
+  sources: ComponentSources;
   modes: ModeSwitch;
   /** The session's permission rules, as read at start; "always" answers are added to them. */
   rules: PermissionRules;
@@ -64,18 +73,49 @@ export interface PartContext {
   redact(text: string): string;
 }
 
+/** Where the settings are, and the files as start-up read them (absent: read now). */
+export interface SettingsWhere {
+  workspace: string;
+  /** The real environment: where the user's settings and agentloop's state are. */
+  env: NodeJS.ProcessEnv;
+  settings?: ProjectSettings;
+}
+
+/** One chapter in the list: its description (src/NAME/chapter.ts, when it has one) and its start. */
 export interface PartEntry {
+  /** Its folder's name, when it has one (src/NAME/). */
   name: string;
   /**
    * The tools its part may offer, by name, from its chapter's description: --tools and the
-   * "tools" setting accept them, the default set holds them.
+   * "tools" setting accept them, the default set holds them unless `inDefaultSet` is false.
    */
   tools?: readonly string[];
+  inDefaultSet?: boolean;
+  /** The part whose layer its folder is in (scripts/check-layers.ts); a library's has none. */
+  layerBeside?: string;
+  /**
+   * Folders of skills, commands, agents, hooks and MCP servers it adds beside the person's own
+   * (the enabled plugins'), asked once before any part starts: the assembly hands them to the
+   * parts that read each kind (`PartContext.sources`).
+   */
+  componentSources?(where: SettingsWhere): Promise<ComponentSources>;
   /** The part, or null when this session does not use it. May throw a ConfigError. */
   start(context: PartContext): Promise<SessionPart | null>;
 }
 
 export const SESSION_PARTS: readonly PartEntry[] = [
+  // First: what its plugins add is read by the hooks, skills, agents and mcp below.
+  {
+    ...PLUGINS,
+    async componentSources(where) {
+      const { pluginSources } = await import("../plugins/part.js");
+      return pluginSources({ workspace: where.workspace, env: where.env, read: where.settings });
+    },
+    async start(context) {
+      const { createPluginsPart } = await import("../plugins/part.js");
+      return createPluginsPart({ workspace: context.cwd, env: context.env });
+    },
+  },
   { name: "planning", start: async (context) => context.planning },
   {
     name: "hooks",
@@ -129,6 +169,7 @@ export const SESSION_PARTS: readonly PartEntry[] = [
         cwd: context.cwd,
         env: context.env,
         settings: context.settings,
+        sources: context.sources,
         parentMode: context.modes.current,
         startModel: context.startModel,
         stopCheck: hooks.sessionHooks?.subagentStopCheck,
@@ -139,11 +180,11 @@ export const SESSION_PARTS: readonly PartEntry[] = [
   },
   { name: "background", start: async (context) => context.background },
   {
-    name: "tasks",
+    ...TASKS,
     async start(context) {
       const { startTasksPart } = await import("../tasks/start.js");
-      const { toolNames, cwd: workspace, env } = context;
-      return startTasksPart({ toolNames, workspace, env, settings: context.settings });
+      const { partTools: tools, cwd: workspace, env } = context;
+      return startTasksPart({ tools, workspace, env, settings: context.settings });
     },
   },
   {
@@ -173,6 +214,7 @@ export const SESSION_PARTS: readonly PartEntry[] = [
         configFiles: context.mcpConfigFiles,
         env: context.env,
         read: context.settings,
+        sources: context.sources,
         mode: context.modes.current(),
         ask: context.io.approveMcpServer,
         outputDirectory,
@@ -201,15 +243,14 @@ export const SESSION_PARTS: readonly PartEntry[] = [
     },
   },
   {
-    name: "schedule",
-    tools: SCHEDULE.tools,
+    ...SCHEDULE,
     async start(context) {
       const { createSchedulePart } = await import("../schedule/part.js");
       return createSchedulePart({ tools: context.partTools });
     },
   },
   {
-    name: "lsp",
+    ...LSP,
     async start(context) {
       const { startLspPart } = await import("../lsp/part.js");
       return startLspPart({ cwd: context.cwd, env: context.env, settings: context.settings });
@@ -225,6 +266,18 @@ export const SESSION_PARTS: readonly PartEntry[] = [
     },
   },
 ];
+
+/** What the entries add beside the person's own places, together, in list order. */
+export async function componentSourcesOf(
+  entries: readonly PartEntry[],
+  where: SettingsWhere,
+): Promise<ComponentSources> {
+  const given = await Promise.all(entries.map((entry) => entry.componentSources?.(where)));
+  return {
+    sources: given.flatMap((each) => each?.sources ?? []),
+    problems: given.flatMap((each) => each?.problems ?? []),
+  };
+}
 
 /** Starts every entry at once; a failure closes the parts that did start, then is thrown. */
 export async function startParts(

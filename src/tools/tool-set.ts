@@ -11,8 +11,9 @@
 // offer theirs: a person who asks "read this page" gets an agent that can. Its address check and
 // per-domain permission (asked at the REPL, refused headless unless allowed) keep it safe. A
 // local model gets it, and a subagent too, only when the person's list names it.
-// The task board's tools (src/tasks/) are in no default set: a session has them when the list
-// names them or "tasks": true turns the board on (the part reads that setting itself).
+// A chapter's tools (src/NAME/chapter.ts) are named by its entry in the session's list: they
+// are in the default set unless the chapter says they are not (the task board's: a session has
+// them when the list names them or "tasks": true turns the board on).
 
 import { ConfigError } from "../core/errors.js";
 import { type ProjectSettings, readAllSettings } from "../core/project-settings.js";
@@ -27,18 +28,19 @@ export const TOOL_NAMES = [
   "agent",
   "web_fetch",
   "web_search",
-  "task_create",
-  "task_list",
-  "task_get",
-  "task_update",
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
-/** The board's tools, as src/tasks/board-tools.ts names them (test/tasks-part.test.ts holds the two alike). */
-const BOARD_TOOLS: readonly ToolName[] = ["task_create", "task_list", "task_get", "task_update"];
+
+/** A chapter's tools as its description names them (PartEntry in src/assembly/parts.ts). */
+export interface ChapterTools {
+  tools?: readonly string[];
+  /** False: its tools are offered only when a list names them, never by default. */
+  inDefaultSet?: boolean;
+}
 
 export interface ToolChoice {
   names: ToolName[];
-  /** The chosen tools of the parts (their chapters name them: `partTools` below). */
+  /** The chosen tools of the parts (their chapters name them: `chapters` below). */
   partTools: string[];
   /** The person named them (--tools, a settings file), rather than taking the default set. */
   chosen: boolean;
@@ -53,22 +55,22 @@ export async function chooseTools(input: {
   read?: ProjectSettings;
   /** The session runs a local model (--provider local). */
   localModel?: boolean;
-  /** The tools the session's parts may offer, by name, as their chapters describe them. */
-  partTools?: readonly string[];
+  /** The chapters whose parts may offer tools, as they describe them. */
+  chapters?: readonly ChapterTools[];
 }): Promise<ToolChoice> {
-  const partTools = input.partTools ?? [];
+  const chapters = input.chapters ?? [];
+  const partTools = chapters.flatMap((chapter) => chapter.tools ?? []);
   const valid = (names: string[], where: string) => validNames(names, where, partTools);
   if (input.flag) return { ...valid(input.flag, "--tools"), chosen: true };
   const local = input.localModel === true;
   const hostedOnly = ["agent", "web_search", "web_fetch"];
   let choice: ToolChoice = {
     names: TOOL_NAMES.filter(
-      (name) =>
-        (name !== "todo_write" || local) &&
-        !(local && hostedOnly.includes(name)) &&
-        !BOARD_TOOLS.includes(name),
+      (name) => (name !== "todo_write" || local) && !(local && hostedOnly.includes(name)),
     ),
-    partTools: [...partTools],
+    partTools: chapters.flatMap((chapter) =>
+      chapter.inDefaultSet === false ? [] : (chapter.tools ?? []),
+    ),
     chosen: false,
   };
   for (const { file, settings } of await readAllSettings(input)) {
