@@ -14,11 +14,11 @@ export const LAYERS = [
   ["core"],
   ["shell", "transcript", "sandbox", "images"],
   ["tools"],
-  ["providers", "permissions", "planning", "background"],
-  ["compaction", "mcp", "skills", "hooks", "memory", "web", "worktrees"],
+  ["providers", "permissions", "background"],
+  ["compaction", "mcp", "hooks", "memory", "worktrees"],
   ["loop"],
   ["session"],
-  ["agents", "goal", "checkpoints"],
+  ["goal", "checkpoints"],
   ["assembly"],
   ["terminal", "viewer", "export"],
   ["command-line"],
@@ -48,8 +48,13 @@ export function partOf(file: string): string {
   return first.replace(/\.ts$/, "");
 }
 
+/** Its layer's index, or -1; a chapter's is that of the part it names, followed until listed. */
 export function layerOf(part: string): number {
-  const named = CHAPTER_LAYERS.get(part) ?? part;
+  let named = part;
+  for (const seen = new Set<string>(); CHAPTER_LAYERS.has(named) && !seen.has(named); ) {
+    seen.add(named);
+    named = CHAPTER_LAYERS.get(named) as string;
+  }
   return LAYERS.findIndex((layer) => layer.includes(named));
 }
 

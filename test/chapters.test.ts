@@ -17,15 +17,26 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { LAYERS, layerOf } from "../scripts/check-layers.js";
+import { AGENT_TOOL } from "../src/agents/agent-tool.js";
+import { CHAPTER as AGENTS } from "../src/agents/chapter.js";
 import { SESSION_PARTS } from "../src/assembly/parts.js";
 import type { PartHost, SessionPart } from "../src/core/part.js";
 import { startLspPart } from "../src/lsp/part.js";
+import { CHAPTER as PLANNING } from "../src/planning/chapter.js";
+import { createTodoList } from "../src/planning/todo-list.js";
+import { createTodoWriteTool } from "../src/planning/todo-write.js";
 import { createPluginsPart } from "../src/plugins/part.js";
 import { CHAPTER as SCHEDULE } from "../src/schedule/chapter.js";
 import { createSchedulePart } from "../src/schedule/part.js";
+import { CHAPTER as SKILLS } from "../src/skills/chapter.js";
+import { createLoadedSkills } from "../src/skills/loaded-skills.js";
+import { createSkillTool } from "../src/skills/skill-tool.js";
 import { CHAPTER as TASKS } from "../src/tasks/chapter.js";
 import { startTasksPart } from "../src/tasks/start.js";
 import { chooseTools } from "../src/tools/tool-set.js";
+import { CHAPTER as WEB } from "../src/web/chapter.js";
+import { WEB_FETCH } from "../src/web/fetch-gate.js";
+import { WEB_SEARCH } from "../src/web/web-search.js";
 
 const REPO = resolve(import.meta.dirname, "..");
 const SRC = join(REPO, "src");
@@ -35,7 +46,7 @@ interface Chapter {
   name: string;
   layerBeside: string;
   tools: readonly string[];
-  inDefaultSet?: boolean;
+  inDefaultSetOf?: "hosted models" | "local models" | "no model";
 }
 
 /** Every chapter that describes itself, found by its file, not by the list it is held to. */
@@ -78,10 +89,10 @@ describe("a chapter's description", () => {
     }
   });
 
-  it("puts its folder in the layer of the part it names, which the checker lists by hand", () => {
+  it("puts its folder in the layer of the part it names, and only there", () => {
     for (const chapter of described) {
       expect(LAYERS.flat(), chapter.name).not.toContain(chapter.name);
-      expect(LAYERS.flat(), chapter.name).toContain(chapter.layerBeside);
+      expect(layerOf(chapter.layerBeside), chapter.name).toBeGreaterThanOrEqual(0);
       expect(layerOf(chapter.name), chapter.name).toBe(layerOf(chapter.layerBeside));
     }
   });
@@ -97,7 +108,12 @@ describe("a chapter's description", () => {
     const lsp = await startLspPart(where({ lspServers: { typescript } }));
     expect(lsp).not.toBeNull();
     expect(lsp?.tools).toBeUndefined();
-    const checked = ["schedule", "tasks", "plugins", "lsp"];
+    // The others' tools are each made by one file of the chapter, which names it.
+    expect(PLANNING.tools).toEqual([createTodoWriteTool(createTodoList()).name]);
+    expect(SKILLS.tools).toEqual([createSkillTool([], createLoadedSkills([])).name]);
+    expect(AGENTS.tools).toEqual([AGENT_TOOL]);
+    expect(WEB.tools).toEqual([WEB_FETCH, WEB_SEARCH]);
+    const checked = ["schedule", "tasks", "plugins", "lsp", "planning", "skills", "agents", "web"];
     const unchecked = described.filter((chapter) => !checked.includes(chapter.name));
     for (const chapter of unchecked) {
       // A chapter added later is held here once it offers tools; until then it says it has none.
@@ -105,38 +121,40 @@ describe("a chapter's description", () => {
     }
   });
 
-  it("makes its tools names --tools accepts, in the default set unless it says they are not", async () => {
+  it("makes its tools names --tools accepts, in the default set of the models it says", async () => {
     const chapters = SESSION_PARTS;
     const place = where();
-    const byDefault = await chooseTools({ flag: undefined, chapters, ...place });
-    const expected = described.flatMap((chapter) =>
-      chapter.inDefaultSet === false ? [] : chapter.tools,
-    );
-    expect([...byDefault.partTools].sort()).toEqual([...expected].sort());
-    expect(byDefault.partTools).toEqual(expect.arrayContaining([...SCHEDULE.tools]));
-    expect(byDefault.partTools).not.toContain(TASKS.tools[0]);
+    for (const model of ["hosted models", "local models"] as const) {
+      const localModel = model === "local models";
+      const byDefault = await chooseTools({ flag: undefined, chapters, localModel, ...place });
+      const expected = described.flatMap((chapter) =>
+        (chapter.inDefaultSetOf ?? model) === model ? chapter.tools : [],
+      );
+      expect([...byDefault.partTools].sort(), model).toEqual([...expected].sort());
+    }
+    const hosted = await chooseTools({ flag: undefined, chapters, ...place });
+    expect(hosted.partTools).toEqual(expect.arrayContaining([...SCHEDULE.tools, "agent"]));
+    expect(hosted.partTools).not.toContain(TASKS.tools[0]);
     const flag = ["bash", "cron_list", "task_get"];
     const named = await chooseTools({ flag, chapters, ...place });
     expect(named).toMatchObject({ names: ["bash"], partTools: ["cron_list", "task_get"] });
     await expect(chooseTools({ flag: ["cron_lists"], chapters, ...place })).rejects.toThrow(
-      /unknown tool "cron_lists": choose from .*task_update, cron_create, cron_list, cron_delete/,
+      /unknown tool "cron_lists": choose from bash, read, write, edit, todo_write, .*, cron_delete\./,
     );
     const part = createSchedulePart({ tools: named.partTools });
     part.attach?.({ runsQueuedPrompts: () => "when-idle" } as PartHost);
     expect(offeredBy(part)).toEqual(["cron_list"]);
   });
 
-  it("is held to the docs: a page names each tool, the architecture page its folder", () => {
-    const pages = readdirSync(DOCS)
-      .filter((name) => name.endsWith(".md"))
-      .map((name) => readFileSync(join(DOCS, name), "utf8"));
+  it("is held to the docs: the tools page's table names each tool and its default set", () => {
+    const table = readFileSync(join(DOCS, "tools.md"), "utf8");
     const architecture = readFileSync(join(DOCS, "architecture.md"), "utf8");
     for (const chapter of described) {
       for (const tool of chapter.tools) {
-        expect(
-          pages.some((page) => page.includes(`| \`${tool}\``)),
-          tool,
-        ).toBe(true);
+        const row = table.split("\n").find((line) => line.startsWith(`| \`${tool}\` `));
+        const cells = row?.split("|").map((cell) => cell.trim());
+        expect(cells?.[2], tool).toContain(`\`src/${chapter.name}/\``);
+        expect(cells?.[3], tool).toMatch(new RegExp(`^${chapter.inDefaultSetOf ?? "every model"}`));
       }
       expect(architecture, chapter.name).toContain(`\`src/${chapter.name}/\``);
     }
@@ -165,13 +183,19 @@ function reachedFrom(folder: string): string[] {
   });
 }
 
+/**
+ * Chapters older than the rule, and how many files they reach now: the count may only go down.
+ * Their front ends (the REPL, ACP, the viewer) still show what they keep by importing them.
+ */
+const WIDER_THAN_THE_RULE: Record<string, number> = { planning: 7, skills: 11 };
+
 describe("a chapter's reach", () => {
-  it("is at most three files of src/ outside its folder", () => {
+  it("is at most three files of src/ outside its folder (older chapters: no more than now)", () => {
     for (const chapter of described) {
       const reached = reachedFrom(chapter.name).map((file) => relative(SRC, file));
-      expect(reached.length, `${chapter.name} reaches ${reached.join(", ")}`).toBeLessThanOrEqual(
-        3,
-      );
+      const most = WIDER_THAN_THE_RULE[chapter.name] ?? 3;
+      const said = `${chapter.name} reaches ${reached.join(", ")}`;
+      expect(reached.length, said).toBeLessThanOrEqual(most);
     }
   });
 

@@ -179,7 +179,7 @@ export async function assembleSession(
     todos,
     plan,
     modes,
-    offerTodos: names.includes("todo_write"),
+    offerTodos: partTools.includes("todo_write"),
     planWrite: builtIns.planWrite,
     approve: io.approvePlan,
   });

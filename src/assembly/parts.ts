@@ -9,6 +9,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CHAPTER as AGENTS } from "../agents/chapter.js";
 import type { BackgroundPart } from "../background/part.js";
 import type { ComponentSources } from "../core/component-sources.js";
 import type { SessionPart } from "../core/part.js";
@@ -18,13 +19,16 @@ import type { PreparedHooks } from "../hooks/prepare.js";
 import { CHAPTER as LSP } from "../lsp/chapter.js";
 import type { ModeSwitch } from "../permissions/mode-switch.js";
 import type { PermissionRules } from "../permissions/rules.js";
+import { CHAPTER as PLANNING } from "../planning/chapter.js";
 import type { PlanningPart } from "../planning/part.js";
 import { CHAPTER as PLUGINS } from "../plugins/chapter.js";
 import { CHAPTER as SCHEDULE } from "../schedule/chapter.js";
+import { CHAPTER as SKILLS } from "../skills/chapter.js";
 import type { LoadedSkills } from "../skills/loaded-skills.js";
 import type { Skill } from "../skills/skill.js";
 import { CHAPTER as TASKS } from "../tasks/chapter.js";
-import type { ToolName } from "../tools/tool-set.js";
+import type { ChapterTools, ToolName } from "../tools/tool-set.js";
+import { CHAPTER as WEB } from "../web/chapter.js";
 import type { SessionIO } from "./session-io.js";
 import type { SessionOptions } from "./session-options.js";
 
@@ -40,6 +44,7 @@ export interface PartContext {
    * (readAllSettings with `read`), not from the files again.
    */
   settings: ProjectSettings;
+  /** The chosen built-in tools. */
   toolNames: readonly ToolName[];
   /** The chosen tools of the parts, among those their entries name (`PartEntry.tools`). */
   partTools: readonly string[];
@@ -82,15 +87,14 @@ export interface SettingsWhere {
 }
 
 /** One chapter in the list: its description (src/NAME/chapter.ts, when it has one) and its start. */
-export interface PartEntry {
+export interface PartEntry extends ChapterTools {
   /** Its folder's name, when it has one (src/NAME/). */
   name: string;
   /**
    * The tools its part may offer, by name, from its chapter's description: --tools and the
-   * "tools" setting accept them, the default set holds them unless `inDefaultSet` is false.
+   * "tools" setting accept them, and the default set holds them as `inDefaultSetOf` says.
    */
   tools?: readonly string[];
-  inDefaultSet?: boolean;
   /** The part whose layer its folder is in (scripts/check-layers.ts); a library's has none. */
   layerBeside?: string;
   /**
@@ -116,7 +120,7 @@ export const SESSION_PARTS: readonly PartEntry[] = [
       return createPluginsPart({ workspace: context.cwd, env: context.env });
     },
   },
-  { name: "planning", start: async (context) => context.planning },
+  { ...PLANNING, start: async (context) => context.planning },
   {
     name: "hooks",
     async start(context) {
@@ -125,13 +129,13 @@ export const SESSION_PARTS: readonly PartEntry[] = [
     },
   },
   {
-    name: "skills",
+    ...SKILLS,
     async start(context) {
       const { createSkillsPart } = await import("../skills/part.js");
       return createSkillsPart({
         skills: context.skills,
         loaded: context.loadedSkills,
-        chosen: context.toolNames.includes("skill"),
+        chosen: context.partTools.includes("skill"),
         cwd: context.cwd,
         env: context.env,
         contextWindow: await context.contextWindow,
@@ -154,9 +158,9 @@ export const SESSION_PARTS: readonly PartEntry[] = [
     },
   },
   {
-    name: "agents",
+    ...AGENTS,
     async start(context) {
-      if (!context.toolNames.includes("agent")) return null;
+      if (!context.partTools.includes("agent")) return null;
       const [{ createAgentsPart }, { catalogBudget }, hooks, contextWindow] = await Promise.all([
         import("../agents/part.js"),
         import("../skills/catalog.js"),
@@ -229,10 +233,10 @@ export const SESSION_PARTS: readonly PartEntry[] = [
     },
   },
   {
-    name: "web",
+    ...WEB,
     async start(context) {
-      const fetch = context.toolNames.includes("web_fetch");
-      const search = context.toolNames.includes("web_search");
+      const fetch = context.partTools.includes("web_fetch");
+      const search = context.partTools.includes("web_search");
       if (!fetch && !search) return null;
       const { startWebPart } = await import("../web/start.js");
       const { rules } = context;

@@ -9,5 +9,5 @@ export const CHAPTER = {
   /** Its folder is in the layer of this part: it imports core/ and tools/. */
   layerBeside: "permissions",
   tools: ["task_create", "task_list", "task_get", "task_update"],
-  inDefaultSet: false,
+  inDefaultSetOf: "no model",
 } as const;
