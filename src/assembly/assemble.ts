@@ -137,8 +137,8 @@ export async function assembleSession(
   });
   const atStart = { ...where, read };
   // Folders beside the person's own (the enabled plugins'), for the hooks, skills, agents and
-  // MCP servers below to read as one more place each.
-  const sources = await componentSourcesOf(entries, { ...where, settings: read });
+  // MCP servers below to read as one more place each; found while the tools are chosen.
+  const sourcesFound = componentSourcesOf(entries, { ...where, settings: read });
   const [{ names, partTools, chosen: toolsChosen }, rules, sandboxSettings] = await Promise.all([
     chooseTools({
       flag: options.tools,
@@ -188,15 +188,17 @@ export async function assembleSession(
     planning.modeChanged(next);
   });
   // A project's hooks may need a question answered before the session starts.
-  const preparedHooks = prepareHooks({
-    ...atStart,
-    sources,
-    permissionMode: modes.current,
-    session: () => ({ id: writer.id, transcriptPath: writer.path }),
-    ask: mode === "ask" ? io.approveProjectHooks : undefined,
-    onNotice: notice,
-    onRunNotice: io.notice,
-  });
+  const preparedHooks = sourcesFound.then((sources) =>
+    prepareHooks({
+      ...atStart,
+      sources,
+      permissionMode: modes.current,
+      session: () => ({ id: writer.id, transcriptPath: writer.path }),
+      ask: mode === "ask" ? io.approveProjectHooks : undefined,
+      onNotice: notice,
+      onRunNotice: io.notice,
+    }),
+  );
   const thinking = chooseThinking({
     effort: options.effort,
     thinking: options.thinking,
@@ -231,6 +233,7 @@ export async function assembleSession(
     contextWindowOf(choice, made),
   );
   // Knowledge by files: read from the real environment only, as the settings are.
+  const sources = await sourcesFound;
   const skills = findSkills({ cwd: options.cwd, env: userEnv, read, sources });
   const loadedSkills = createLoadedSkills(skillsInHistory(file.messages));
   const memory = readProjectMemory({ cwd: options.cwd, env: userEnv });
