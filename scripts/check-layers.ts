@@ -9,16 +9,19 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { SESSION_PARTS } from "../src/assembly/parts.js";
 
-/** The parts, bottom to top; a part may import its own layer and those below it. */
+/**
+ * The parts, bottom to top; a part may import its own layer and those below it. A chapter that
+ * describes itself is not here: its entry in the session's list names a part beside it.
+ */
 export const LAYERS = [
   ["core"],
   ["shell", "transcript", "sandbox", "images"],
   ["tools"],
-  ["providers", "permissions", "background"],
-  ["compaction", "mcp", "hooks", "memory", "worktrees"],
+  ["providers", "permissions"],
+  ["compaction", "worktrees"],
   ["loop"],
   ["session"],
-  ["goal", "checkpoints"],
+  ["checkpoints"],
   ["assembly"],
   ["terminal", "viewer", "export"],
   ["command-line"],

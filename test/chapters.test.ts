@@ -73,9 +73,12 @@ function where(settings: Record<string, unknown> = {}) {
 
 describe("a chapter's description", () => {
   it("is found for the chapters that have one, each named as its folder", () => {
-    expect(described.map((chapter) => chapter.name).sort()).toEqual(
-      expect.arrayContaining(["lsp", "plugins", "schedule", "tasks"]),
+    // Every entry of the list but checkpoints, whose place in the checker's layers is the one
+    // the chapters above the session name.
+    const partsWithoutOne = SESSION_PARTS.map((entry) => entry.name).filter(
+      (name) => name !== "checkpoints",
     );
+    expect(described.map((chapter) => chapter.name).sort()).toEqual(partsWithoutOne.sort());
     for (const chapter of described) {
       expect(existsSync(join(SRC, chapter.name, "chapter.ts")), chapter.name).toBe(true);
     }
@@ -187,7 +190,13 @@ function reachedFrom(folder: string): string[] {
  * Chapters older than the rule, and how many files they reach now: the count may only go down.
  * Their front ends (the REPL, ACP, the viewer) still show what they keep by importing them.
  */
-const WIDER_THAN_THE_RULE: Record<string, number> = { planning: 7, skills: 11 };
+const WIDER_THAN_THE_RULE: Record<string, number> = {
+  planning: 7,
+  skills: 11,
+  hooks: 7,
+  background: 8,
+  mcp: 6,
+};
 
 describe("a chapter's reach", () => {
   it("is at most three files of src/ outside its folder (older chapters: no more than now)", () => {

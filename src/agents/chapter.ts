@@ -6,8 +6,8 @@
 
 export const CHAPTER = {
   name: "agents",
-  /** Its folder is in the layer of this part: both run requests of their own above the session. */
-  layerBeside: "goal",
+  /** Its folder is in the layer of this part: both act on the session from above it. */
+  layerBeside: "checkpoints",
   tools: ["agent"],
   inDefaultSetOf: "hosted models",
 } as const;

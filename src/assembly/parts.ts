@@ -10,13 +10,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CHAPTER as AGENTS } from "../agents/chapter.js";
+import { CHAPTER as BACKGROUND } from "../background/chapter.js";
 import type { BackgroundPart } from "../background/part.js";
 import type { ComponentSources } from "../core/component-sources.js";
 import type { SessionPart } from "../core/part.js";
 import type { ProjectSettings } from "../core/project-settings.js";
 import type { Provider } from "../core/provider.js";
+import { CHAPTER as GOAL } from "../goal/chapter.js";
+import { CHAPTER as HOOKS } from "../hooks/chapter.js";
 import type { PreparedHooks } from "../hooks/prepare.js";
 import { CHAPTER as LSP } from "../lsp/chapter.js";
+import { CHAPTER as MCP } from "../mcp/chapter.js";
+import { CHAPTER as MEMORY } from "../memory/chapter.js";
 import type { ModeSwitch } from "../permissions/mode-switch.js";
 import type { PermissionRules } from "../permissions/rules.js";
 import { CHAPTER as PLANNING } from "../planning/chapter.js";
@@ -122,7 +127,7 @@ export const SESSION_PARTS: readonly PartEntry[] = [
   },
   { ...PLANNING, start: async (context) => context.planning },
   {
-    name: "hooks",
+    ...HOOKS,
     async start(context) {
       const { createHooksPart } = await import("../hooks/part.js");
       return createHooksPart(await context.hooks, context.io.notice);
@@ -143,7 +148,7 @@ export const SESSION_PARTS: readonly PartEntry[] = [
     },
   },
   {
-    name: "memory",
+    ...MEMORY,
     async start(context) {
       const { startMemoryPart } = await import("../memory/part.js");
       return startMemoryPart({
@@ -182,7 +187,7 @@ export const SESSION_PARTS: readonly PartEntry[] = [
       });
     },
   },
-  { name: "background", start: async (context) => context.background },
+  { ...BACKGROUND, start: async (context) => context.background },
   {
     ...TASKS,
     async start(context) {
@@ -192,7 +197,7 @@ export const SESSION_PARTS: readonly PartEntry[] = [
     },
   },
   {
-    name: "goal",
+    ...GOAL,
     async start(context) {
       const { createGoalPart } = await import("../goal/part.js");
       return createGoalPart({
@@ -205,7 +210,7 @@ export const SESSION_PARTS: readonly PartEntry[] = [
     },
   },
   {
-    name: "mcp",
+    ...MCP,
     async start(context) {
       const [{ startSessionMcp }, { createMcpPart }] = await Promise.all([
         import("../mcp/session-mcp.js"),
