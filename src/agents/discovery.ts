@@ -9,7 +9,7 @@
 import { readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { type ComponentSources, NO_COMPONENT_SOURCES } from "../core/component-sources.js";
+import type { ComponentSources } from "../core/component-sources.js";
 import { directoriesFromRepositoryRoot } from "../core/git-directory.js";
 import { personalPlaces, readOwnFile, repositoryPlace } from "../core/own-file.js";
 import { BUILT_IN_AGENTS } from "./built-ins.js";
@@ -44,7 +44,7 @@ export function findAgents(options: {
     { folder: join(home, ".claude", "agents"), places: personal },
   ];
   // Then each source's (an enabled plugin's), read only inside its folder, named `plugin:name`.
-  const sourceFolders = (options.sources ?? NO_COMPONENT_SOURCES).sources.flatMap((source) =>
+  const sourceFolders = (options.sources?.sources ?? []).flatMap((source) =>
     source.agents.map((folder) => ({ folder, places: [source.root], prefix: source.prefix })),
   );
   const byName = new Map<string, AgentDefinition>();

@@ -95,11 +95,6 @@ export interface SettingsWhere {
 export interface PartEntry extends ChapterTools {
   /** Its folder's name, when it has one (src/NAME/). */
   name: string;
-  /**
-   * The tools its part may offer, by name, from its chapter's description: --tools and the
-   * "tools" setting accept them, and the default set holds them as `inDefaultSetOf` says.
-   */
-  tools?: readonly string[];
   /** The part whose layer its folder is in (scripts/check-layers.ts); a library's has none. */
   layerBeside?: string;
   /**

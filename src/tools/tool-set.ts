@@ -15,6 +15,7 @@ export type ToolName = (typeof TOOL_NAMES)[number];
 
 /** A chapter's tools as its description names them (PartEntry in src/assembly/parts.ts). */
 export interface ChapterTools {
+  /** The tools its part may offer: --tools and the "tools" setting accept them. */
   tools?: readonly string[];
   /**
    * Whose default set holds them: absent, every model's; else only a hosted model's, only a
