@@ -5,20 +5,23 @@
 // git, so every git agentloop runs for itself is the hardened one. Run by `npm test`; prints each
 // problem and exits 1 when there is one.
 
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import { pathToFileURL } from "node:url";
+import { SESSION_PARTS } from "../src/assembly/parts.js";
 
-/** The parts, bottom to top; a part may import its own layer and those below it. */
+/**
+ * The parts, bottom to top; a part may import its own layer and those below it. A chapter that
+ * describes itself is not here: its entry in the session's list names a part beside it.
+ */
 export const LAYERS = [
   ["core"],
   ["shell", "transcript", "sandbox", "images"],
   ["tools"],
-  ["providers", "permissions", "planning", "background", "tasks", "plugins"],
-  ["compaction", "mcp", "skills", "hooks", "memory", "web", "worktrees", "lsp"],
+  ["providers", "permissions"],
+  ["compaction", "worktrees"],
   ["loop"],
   ["session"],
-  ["agents", "goal", "checkpoints"],
+  ["checkpoints"],
   ["assembly"],
   ["terminal", "viewer", "export"],
   ["command-line"],
@@ -29,22 +32,14 @@ export const LAYERS = [
 const SRC = resolve(import.meta.dirname, "../src");
 
 /**
- * A chapter that describes itself (`src/NAME/chapter.ts` exporting `CHAPTER.layerBeside`) is in
- * the layer of the part it names, so adding it needs no line here.
+ * A chapter that describes itself (`src/NAME/chapter.ts`, spread into its entry of the session's
+ * list) is in the layer of the part its `layerBeside` names, so adding it needs no line here.
  */
-export async function describedLayers(src = SRC): Promise<Map<string, string>> {
-  const beside = new Map<string, string>();
-  for (const name of readdirSync(src)) {
-    const file = join(src, name, "chapter.ts");
-    if (!existsSync(file)) continue;
-    const { CHAPTER } = (await import(pathToFileURL(file).href)) as {
-      CHAPTER?: { layerBeside?: string };
-    };
-    if (CHAPTER?.layerBeside) beside.set(name, CHAPTER.layerBeside);
-  }
-  return beside;
-}
-const CHAPTER_LAYERS = await describedLayers();
+export const CHAPTER_LAYERS: ReadonlyMap<string, string> = new Map(
+  SESSION_PARTS.flatMap(({ name, layerBeside }) =>
+    layerBeside ? [[name, layerBeside] as const] : [],
+  ),
+);
 const IMPORT = /(?:\bfrom|\bimport)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g;
 
 /** The part a file of src/ belongs to: its folder, or for the root's files, what they are. */
@@ -56,8 +51,13 @@ export function partOf(file: string): string {
   return first.replace(/\.ts$/, "");
 }
 
+/** Its layer's index, or -1; a chapter's is that of the part it names, followed until listed. */
 export function layerOf(part: string): number {
-  const named = CHAPTER_LAYERS.get(part) ?? part;
+  let named = part;
+  for (const seen = new Set<string>(); CHAPTER_LAYERS.has(named) && !seen.has(named); ) {
+    seen.add(named);
+    named = CHAPTER_LAYERS.get(named) as string;
+  }
   return LAYERS.findIndex((layer) => layer.includes(named));
 }
 

@@ -100,9 +100,15 @@ export async function main(argv: string[]): Promise<number> {
       );
     }
     case "mcp-list": {
-      const { runMcpList } = await import("./mcp/list-command.js");
+      const [{ runMcpList }, { componentSourcesOf, SESSION_PARTS }] = await Promise.all([
+        import("./mcp/list-command.js"),
+        import("./assembly/parts.js"),
+      ]);
       const stdout = (line: string) => process.stdout.write(`${line}\n`);
-      return runMcpList({ ...command, env: process.env, stdout }).catch(fail);
+      const where = { workspace: command.cwd, env: process.env };
+      return componentSourcesOf(SESSION_PARTS, where)
+        .then((sources) => runMcpList({ ...command, env: process.env, sources, stdout }))
+        .catch(fail);
     }
     case "acp": {
       const { runAcpCommand } = await import("./acp/acp-command.js");

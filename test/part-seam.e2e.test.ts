@@ -3,6 +3,8 @@
 // run, its note goes beside the prompt, its event reaches stream-json and the session file, and
 // its text is restated beside a compaction's summary. Real HTTP against the fake Anthropic server.
 
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { assembleSession } from "../src/assembly/assemble.js";
 import { type PartEntry, SESSION_PARTS } from "../src/assembly/parts.js";
@@ -14,6 +16,7 @@ import type { PartHost, QueuedOutcome, SessionPart } from "../src/core/part.js";
 import type { Tool } from "../src/core/tool.js";
 import { freshSandbox, onlySession, startFakeModel } from "./support/cli-harness.js";
 import { reply, text, toolUse } from "./support/fake-anthropic-server.js";
+import { TEST_SERVER } from "./support/mcp-servers.js";
 
 /** A part that stamps: a tool, a note beside each prompt, an event per stamp, a restated text. */
 function stampPart(): SessionPart {
@@ -143,6 +146,27 @@ function collect() {
   };
 }
 
+/** One prompt in one-shot mode with `--output-format stream-json`: its code and printed events. */
+async function runStreamJson(cwd: string, entries: readonly PartEntry[], prompt: string) {
+  const { session, controls } = await assembleSession(sessionOptions(cwd), headless, entries);
+  const stdout = collect();
+  const outputFormat = "stream-json";
+  const code = await runOneShot({
+    session,
+    controls,
+    prompt,
+    outputFormat,
+    stdout,
+    stderr: collect(),
+  });
+  const printed: LoopEvent[] = stdout
+    .text()
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+  return { code, printed };
+}
+
 afterEach(() => vi.unstubAllEnvs());
 
 /** The session reads its settings and the model's address from the environment. */
@@ -150,37 +174,95 @@ function stubEnv(env: Record<string, string>) {
   for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
 }
 
+/**
+ * An entry that adds a kit of components beside the person's own, as plugins do, through the
+ * same seam: a skill, an agent, a PreToolUse hook that refuses `rm` and a stdio MCP server.
+ */
+function kitEntry(root: string): PartEntry {
+  const put = (path: string, content: string) => {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), content);
+  };
+  put("skills/review/SKILL.md", "---\ndescription: Review the kit's way\n---\nRead it twice.");
+  put("agents/checker.md", "---\nname: checker\ndescription: Checks the kit\n---\nCheck.");
+  put(
+    "guard.sh",
+    'if grep -q \'"command":"rm \'; then echo "refused in $KIT_ROOT" >&2; exit 2; fi',
+  );
+  const guard = { type: "command", command: `bash "\${KIT_ROOT}/guard.sh"` };
+  return {
+    name: "kit",
+    componentSources: async () => ({
+      sources: [
+        {
+          prefix: "kit:",
+          root,
+          skills: [join(root, "skills")],
+          commands: [],
+          agents: [join(root, "agents")],
+          hooks: [
+            {
+              file: join(root, "hooks.json"),
+              settings: { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [guard] }] } },
+            },
+          ],
+          mcpServers: [
+            {
+              file: join(root, "mcp.json"),
+              servers: { kit_tools: { command: process.execPath, args: [TEST_SERVER] } },
+            },
+          ],
+          variables: () => ({ KIT_ROOT: root }),
+        },
+      ],
+      problems: [],
+    }),
+    start: async () => null,
+  };
+}
+
 describe("a part added from outside src/", () => {
+  it("adds skills, agents, hooks and MCP servers beside the person's own through componentSources, as plugins do", async () => {
+    const model = await startFakeModel("anthropic");
+    try {
+      model.script([
+        reply(toolUse("t1", "bash", { command: "rm -f nothing" })),
+        reply(text("Ok.")),
+      ]);
+      const sandbox = freshSandbox();
+      stubEnv({ ...sandbox.env, ...model.env() });
+      const root = join(sandbox.home, "..", "kit");
+      const entries = [...SESSION_PARTS, kitEntry(root)];
+      const { code, printed } = await runStreamJson(sandbox.workspace, entries, "clean up");
+
+      expect(code).toBe(0);
+      const first = JSON.parse(model.requests()[0]?.body ?? "{}");
+      expect(JSON.stringify(first.system)).toContain("kit:review: Review the kit's way");
+      const tools: { name: string; description: string }[] = first.tools;
+      expect(tools.find((tool) => tool.name === "agent")?.description).toContain(
+        "kit:checker: Checks the kit",
+      );
+      expect(tools.map((tool) => tool.name)).toContain("mcp__kit_tools__echo");
+      const [refused] = printed.flatMap((event) => (event.type === "tool_end" ? [event] : []));
+      expect(refused?.result).toMatchObject({ is_error: true });
+      expect(JSON.stringify(refused?.result.content)).toContain(`refused in ${root}`);
+    } finally {
+      await model.close();
+    }
+  }, 30_000);
+
   it("offers its tool, adds its note to the prompt, and its event reaches stream-json and the session file", async () => {
     const model = await startFakeModel("anthropic");
     try {
       model.script([reply(toolUse("t1", "stamp", { label: "draft" })), reply(text("Stamped."))]);
       const sandbox = freshSandbox();
       stubEnv({ ...sandbox.env, ...model.env() });
-      const { session, controls } = await assembleSession(
-        sessionOptions(sandbox.workspace),
-        headless,
-        entries,
-      );
-      const stdout = collect();
-      const code = await runOneShot({
-        session,
-        controls,
-        prompt: "stamp the draft",
-        outputFormat: "stream-json",
-        stdout,
-        stderr: collect(),
-      });
+      const { code, printed } = await runStreamJson(sandbox.workspace, entries, "stamp the draft");
 
       expect(code).toBe(0);
       const first = JSON.parse(model.requests()[0]?.body ?? "{}");
       expect(first.tools.map((tool: { name: string }) => tool.name)).toContain("stamp");
       expect(JSON.stringify(first.messages[0].content)).toContain("[stamp] the stamp pad is inked");
-      const printed = stdout
-        .text()
-        .trim()
-        .split("\n")
-        .map((line) => JSON.parse(line));
       const stampEvent = { type: "part", part: "stamp", name: "stamped", line: "stamped draft" };
       const toolEnd = printed.findIndex((event) => event.type === "tool_end");
       expect(printed[toolEnd + 1]).toEqual(stampEvent);

@@ -201,6 +201,9 @@ describe("plugins", () => {
 
     const command = await session(sandbox, [reply(text("Hello."))], "/demo:hello the team");
     expect(command.firstMessage).toContain("Say hello to the team.");
+    // `agentloop mcp list` reads the same sources a session does.
+    const listed = await runCli(["mcp", "list"], { env: sandbox.env, cwd: sandbox.workspace });
+    expect(listed.stdout).toMatch(/^plugin_demo_tools {2}connected {2}\d+ tools/m);
 
     const disabled = await plugin(sandbox, "disable", "demo@fixture");
     expect(disabled.stdout).toContain("Disabled demo@fixture");
@@ -288,7 +291,7 @@ describe("plugins", () => {
     expect(missing.system).toContain("demo:review");
   });
 
-  it("/plugins at the REPL lists the installed plugin, enabled", async () => {
+  it("/plugins at the REPL lists the installed plugin, enabled, and /agents its agent", async () => {
     const sandbox = freshSandbox();
     await plugin(sandbox, "marketplace", "add", writeMarketplace(join(sandbox.home, "..", "m")));
     await plugin(sandbox, "install", "demo@fixture");
@@ -298,6 +301,10 @@ describe("plugins", () => {
     });
     const screen = await terminal.enter("/plugins", /demo@fixture/);
     expect(screen).toMatch(/demo@fixture\s+enabled/);
+    // /agents lists the agents of the sources the session read.
+    expect(await terminal.enter("/agents", /demo:reviewer/)).toContain(
+      "demo:reviewer: Reviews code for the demo",
+    );
     expect(await terminal.exit()).toBe(0);
   });
 

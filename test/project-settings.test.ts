@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { chooseAgentDepth } from "../src/agents/depth-setting.js";
+import { SESSION_PARTS } from "../src/assembly/parts.js";
 import { rememberAnswer } from "../src/core/approvals.js";
 import {
   definitionOf,
@@ -22,8 +23,11 @@ import { approveProjectSettings } from "../src/permissions/project-approval.js";
 import { loadPermissionRules } from "../src/permissions/rules.js";
 import { chooseTools } from "../src/tools/tool-set.js";
 
-const chooseToolNames = async (input: Parameters<typeof chooseTools>[0]) =>
-  (await chooseTools(input)).names;
+/** The tools chosen, built-in ones first, among those of the chapters in the session's list. */
+const chooseToolNames = async (input: Parameters<typeof chooseTools>[0]) => {
+  const { names, partTools } = await chooseTools({ ...input, chapters: SESSION_PARTS });
+  return [...names, ...partTools];
+};
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "agentloop-project-settings-")));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -70,6 +74,9 @@ describe("a project's settings before the person trusts them", () => {
       "agent",
       "web_fetch",
       "web_search",
+      "cron_create",
+      "cron_list",
+      "cron_delete",
     ]);
     expect(await chooseAgentDepth(s)).toBe(1);
     const project = (await readAllSettings(s))[1];

@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { createBackgroundPart } from "../src/background/part.js";
+import { createPluginsPart } from "../src/plugins/part.js";
 import { COMMANDS, commandsOf, completeInput, parseInput } from "../src/repl/commands.js";
 
 const sessionIds = () => [
@@ -62,8 +63,9 @@ describe("reading a line at the REPL", () => {
 
 describe("the command table", () => {
   it("has every command of the REPL and its parts', each with one line of help", () => {
+    const plugins = createPluginsPart({ workspace: "/nonexistent", env: {} });
     const tasks = createBackgroundPart({ outputDirectory: "/nonexistent", offerStop: true });
-    const commands = commandsOf([tasks]);
+    const commands = commandsOf([plugins, tasks]);
     expect(commands.map((command) => command.name)).toEqual([
       "/help",
       "/agents",
@@ -77,8 +79,8 @@ describe("the command table", () => {
       "/plan",
       "/permissions",
       "/hooks",
-      "/plugins",
       "/export",
+      "/plugins",
       "/tasks",
       "/exit",
     ]);

@@ -258,6 +258,7 @@ describe("a part's rewind of the conversation", () => {
 describe("the list a session is assembled from", () => {
   it("holds the chapters in the documented order", () => {
     expect(SESSION_PARTS.map((entry) => entry.name)).toEqual([
+      "plugins",
       "planning",
       "hooks",
       "skills",

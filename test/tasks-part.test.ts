@@ -5,12 +5,13 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { SESSION_PARTS } from "../src/assembly/parts.js";
 import type { LoopEvent } from "../src/core/events.js";
 import type { PartHost, SessionPart } from "../src/core/part.js";
 import type { Tool } from "../src/core/tool.js";
-import { BOARD_TOOL_NAMES } from "../src/tasks/board-tools.js";
+import { CHAPTER as TASKS } from "../src/tasks/chapter.js";
 import { startTasksPart } from "../src/tasks/start.js";
-import { chooseTools, TOOL_NAMES } from "../src/tools/tool-set.js";
+import { chooseTools } from "../src/tools/tool-set.js";
 
 function where(settings?: Record<string, unknown>, extra: Record<string, string> = {}) {
   const root = mkdtempSync(join(tmpdir(), "agentloop-tasks-part-"));
@@ -47,42 +48,45 @@ async function call(part: SessionPart, name: string, input: Record<string, unkno
 }
 
 describe("the task board's part", () => {
-  it("names the same four tools as the tool set, none of them in a default set", async () => {
-    expect(TOOL_NAMES.filter((name) => name.startsWith("task_"))).toEqual([...BOARD_TOOL_NAMES]);
+  it("names its four tools once, in its chapter: --tools takes them, no default set holds them", async () => {
+    const chapters = SESSION_PARTS;
     for (const localModel of [false, true]) {
-      const choice = await chooseTools({ flag: undefined, localModel, ...where() });
+      const choice = await chooseTools({ flag: undefined, localModel, chapters, ...where() });
+      expect(choice.partTools.filter((name) => name.startsWith("task_"))).toEqual([]);
       expect(choice.names.filter((name) => name.startsWith("task_"))).toEqual([]);
     }
+    const named = await chooseTools({ flag: ["bash", ...TASKS.tools], chapters, ...where() });
+    expect(named.partTools).toEqual([...TASKS.tools]);
   });
 
   it("is not in a session that neither names its tools nor turns it on", async () => {
     const { workspace, env } = where();
-    expect(await startTasksPart({ toolNames: ["bash", "read"], workspace, env })).toBeNull();
+    expect(await startTasksPart({ tools: ["bash", "read"], workspace, env })).toBeNull();
   });
 
   it('offers the tools named, or all four with "tasks": true, and none to a subagent', async () => {
     const named = where();
-    const some = await startTasksPart({ toolNames: ["bash", "task_list"], ...named });
+    const some = await startTasksPart({ tools: ["bash", "task_list"], ...named });
     expect(offered(some)).toEqual(["task_list"]);
     const on = where({ tasks: true });
-    const all = await startTasksPart({ toolNames: ["bash"], ...on });
-    expect(offered(all)).toEqual([...BOARD_TOOL_NAMES]);
+    const all = await startTasksPart({ tools: ["bash"], ...on });
+    expect(offered(all)).toEqual([...TASKS.tools]);
     expect(all?.tools?.({ mode: "ask", forChild: true })).toEqual([]);
   });
 
   it("says in one sentence what is wrong with its setting or its shared board's name", async () => {
-    await expect(startTasksPart({ toolNames: [], ...where({ tasks: "yes" }) })).rejects.toThrow(
+    await expect(startTasksPart({ tools: [], ...where({ tasks: "yes" }) })).rejects.toThrow(
       /"tasks" in .*settings.json must be true or false/,
     );
     const badName = where({ tasks: true }, { AGENTLOOP_TASK_LIST_ID: "../elsewhere" });
-    await expect(startTasksPart({ toolNames: [], ...badName })).rejects.toThrow(
+    await expect(startTasksPart({ tools: [], ...badName })).rejects.toThrow(
       /AGENTLOOP_TASK_LIST_ID must be a plain name/,
     );
   });
 
   it("tells each change as an event, restates the board and shows it with /board", async () => {
     const { sessions, ...rest } = where({ tasks: true });
-    const part = (await startTasksPart({ toolNames: [], ...rest })) as SessionPart;
+    const part = (await startTasksPart({ tools: [], ...rest })) as SessionPart;
     attached(part, sessions, "s-1");
     expect(part.restated?.()).toBeNull();
 
@@ -117,8 +121,8 @@ describe("the task board's part", () => {
 
   it("shares the board AGENTLOOP_TASK_LIST_ID names between sessions", async () => {
     const { sessions, ...rest } = where({ tasks: true }, { AGENTLOOP_TASK_LIST_ID: "team" });
-    const first = (await startTasksPart({ toolNames: [], ...rest })) as SessionPart;
-    const second = (await startTasksPart({ toolNames: [], ...rest })) as SessionPart;
+    const first = (await startTasksPart({ tools: [], ...rest })) as SessionPart;
+    const second = (await startTasksPart({ tools: [], ...rest })) as SessionPart;
     attached(first, sessions, "s-1");
     attached(second, sessions, "s-2");
     await call(first, "task_create", { subject: "Shared", description: "" });

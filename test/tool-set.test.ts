@@ -5,11 +5,21 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { SESSION_PARTS } from "../src/assembly/parts.js";
 import { ConfigError } from "../src/core/errors.js";
 import { chooseTools } from "../src/tools/tool-set.js";
 
-const chooseToolNames = async (input: Parameters<typeof chooseTools>[0]) =>
-  (await chooseTools(input)).names;
+/** The tools chosen among the built-in ones and those of the chapters in the session's list. */
+const choose = (input: Omit<Parameters<typeof chooseTools>[0], "chapters">) =>
+  chooseTools({ ...input, chapters: SESSION_PARTS });
+
+/** Their names, the built-in ones first. */
+const chooseToolNames = async (input: Omit<Parameters<typeof chooseTools>[0], "chapters">) => {
+  const { names, partTools } = await choose(input);
+  return [...names, ...partTools];
+};
+
+const CRON = ["cron_create", "cron_list", "cron_delete"];
 
 /**
  * A workspace whose project settings are `settings`, which the person's own settings allow
@@ -31,9 +41,9 @@ function workspaceWithSettings(settings: object | null) {
 describe("choosing the tool set", () => {
   it("gives bash, the three file tools, skill, agent, web_fetch and web_search by default", async () => {
     const where = workspaceWithSettings(null);
-    expect(await chooseTools({ flag: undefined, ...where })).toEqual({
-      names: ["bash", "read", "write", "edit", "skill", "agent", "web_fetch", "web_search"],
-      partTools: [],
+    expect(await choose({ flag: undefined, ...where })).toEqual({
+      names: ["bash", "read", "write", "edit"],
+      partTools: ["skill", "agent", "web_fetch", "web_search", ...CRON],
       chosen: false,
     });
   });
@@ -47,6 +57,7 @@ describe("choosing the tool set", () => {
       "edit",
       "todo_write",
       "skill",
+      ...CRON,
     ]);
     const chosen = await chooseToolNames({ flag: ["bash", "todo_write"], ...where });
     expect(chosen).toEqual(["bash", "todo_write"]);
@@ -80,15 +91,15 @@ describe("choosing the tool set", () => {
     expect(local).not.toContain("web_search");
     expect(local).not.toContain("web_fetch");
     const named = { flag: ["read", "web_fetch", "web_search"], localModel: true, ...where };
-    expect(await chooseTools(named)).toEqual({
-      names: ["read", "web_fetch", "web_search"],
-      partTools: [],
+    expect(await choose(named)).toEqual({
+      names: ["read"],
+      partTools: ["web_fetch", "web_search"],
       chosen: true,
     });
     const fromSettings = workspaceWithSettings({ tools: ["bash", "web_fetch"] });
-    expect(await chooseTools({ flag: undefined, ...fromSettings })).toEqual({
-      names: ["bash", "web_fetch"],
-      partTools: [],
+    expect(await choose({ flag: undefined, ...fromSettings })).toEqual({
+      names: ["bash"],
+      partTools: ["web_fetch"],
       chosen: true,
     });
   });
@@ -114,7 +125,7 @@ describe("choosing the tool set", () => {
     const where = workspaceWithSettings({ tools: ["bash", "grep"] });
     await expect(chooseToolNames({ flag: undefined, ...where })).rejects.toThrow(ConfigError);
     await expect(chooseToolNames({ flag: undefined, ...where })).rejects.toThrow(
-      /"tools" in .*settings\.json names an unknown tool "grep": choose from bash, read, write, edit, todo_write, skill, agent, web_fetch, web_search, task_create, task_list, task_get, task_update\./,
+      /"tools" in .*settings\.json names an unknown tool "grep": choose from bash, read, write, edit, todo_write, skill, agent, task_create, task_list, task_get, task_update, web_fetch, web_search, cron_create, cron_list, cron_delete\./,
     );
     const notAList = workspaceWithSettings({ tools: "bash" });
     await expect(chooseToolNames({ flag: undefined, ...notAList })).rejects.toThrow(

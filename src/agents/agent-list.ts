@@ -2,13 +2,16 @@
 // it was defined, its tools, its turn limit and its mode; then the files that were skipped.
 
 import { relative } from "node:path";
+import type { ComponentSources } from "../core/component-sources.js";
 import { findAgents } from "./discovery.js";
 
-export async function agentLines(
+export function agentLines(
   cwd: string,
   env: NodeJS.ProcessEnv = process.env,
-): Promise<string[]> {
-  const { agents, notices } = await findAgents({ workspace: cwd, env });
+  /** The session's folders beside the person's own (enabled plugins'). */
+  sources?: ComponentSources,
+): string[] {
+  const { agents, notices } = findAgents({ workspace: cwd, env, sources });
   const lines = agents.flatMap((agent) => {
     const source = agent.source === "built-in" ? "built-in" : relative(cwd, agent.source);
     const tools = agent.tools ? `tools ${agent.tools.join(", ") || "none"}` : "the session's tools";

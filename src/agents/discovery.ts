@@ -1,16 +1,17 @@
 // Where agent definitions are found: .agentloop/agents/ and .claude/agents/ in every directory
 // from the workspace up to the repository root (nearest first), then the user's
-// ~/.config/agentloop/agents/ and ~/.claude/agents/. The first definition of a name wins, and
-// one of a built-in's name replaces the built-in. A definition that links out of the place it
-// belongs to (the repository, or the person's home and configuration) is skipped with a notice.
+// ~/.config/agentloop/agents/ and ~/.claude/agents/, then the agent folders of the session's
+// component sources (core/component-sources.ts: the enabled plugins'). The first definition of
+// a name wins, and one of a built-in's name replaces the built-in. A definition that links out
+// of the place it belongs to (the repository, or the person's home and configuration) is
+// skipped with a notice.
 
 import { readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import type { ComponentSources } from "../core/component-sources.js";
 import { directoriesFromRepositoryRoot } from "../core/git-directory.js";
 import { personalPlaces, readOwnFile, repositoryPlace } from "../core/own-file.js";
-import type { ProjectSettings } from "../core/project-settings.js";
-import { enabledPlugins } from "../plugins/enabled.js";
 import { BUILT_IN_AGENTS } from "./built-ins.js";
 import { type AgentDefinition, parseDefinition } from "./definition.js";
 
@@ -21,13 +22,13 @@ export interface FoundAgents {
   notices: string[];
 }
 
-export async function findAgents(options: {
+export function findAgents(options: {
   workspace: string;
   env?: NodeJS.ProcessEnv;
   home?: string;
-  /** The settings files as the session's start-up read them; absent, read now. */
-  read?: ProjectSettings;
-}): Promise<FoundAgents> {
+  /** Folders beside the person's own (enabled plugins'), as the session's chapters gave them. */
+  sources?: ComponentSources;
+}): FoundAgents {
   const env = options.env ?? process.env;
   const home = options.home ?? homedir();
   const configHome = env.XDG_CONFIG_HOME || join(home, ".config");
@@ -42,22 +43,13 @@ export async function findAgents(options: {
     { folder: join(configHome, "agentloop", "agents"), places: personal },
     { folder: join(home, ".claude", "agents"), places: personal },
   ];
-  // Then each enabled plugin's, read only inside its folder, named `plugin:name`.
-  const plugins = await enabledPlugins({
-    workspace: options.workspace,
-    env: { ...env, HOME: home },
-    read: options.read,
-  });
-  const pluginFolders = plugins.plugins.flatMap((plugin) =>
-    plugin.components.agents.map((folder) => ({
-      folder,
-      places: [plugin.root],
-      prefix: `${plugin.name}:`,
-    })),
+  // Then each source's (an enabled plugin's), read only inside its folder, named `plugin:name`.
+  const sourceFolders = (options.sources?.sources ?? []).flatMap((source) =>
+    source.agents.map((folder) => ({ folder, places: [source.root], prefix: source.prefix })),
   );
   const byName = new Map<string, AgentDefinition>();
   const notices: string[] = [];
-  const files = [...folders.map((each) => ({ ...each, prefix: "" })), ...pluginFolders].flatMap(
+  const files = [...folders.map((each) => ({ ...each, prefix: "" })), ...sourceFolders].flatMap(
     ({ folder, places, prefix }) => markdownFiles(folder).map((file) => ({ file, places, prefix })),
   );
   for (const { file, places, prefix } of files) {

@@ -3,6 +3,7 @@
 // session's limits and write their files beside the session's, in its agents/ directory.
 
 import { join } from "node:path";
+import type { ComponentSources } from "../core/component-sources.js";
 import type { PartHost, SessionPart } from "../core/part.js";
 import type { ProjectSettings } from "../core/project-settings.js";
 import type { Provider } from "../core/provider.js";
@@ -23,6 +24,8 @@ export type AgentsOptions = Omit<
   env: NodeJS.ProcessEnv;
   /** The settings files as start-up read them; absent, they are read when the part starts. */
   settings?: ProjectSettings;
+  /** Folders of agents beside the person's own (enabled plugins'), as the chapters gave them. */
+  sources?: ComponentSources;
   /** A definition file skipped, or a mode it asks for ignored: one sentence each. */
   onNotice: (sentence: string) => void;
 };
@@ -30,7 +33,7 @@ export type AgentsOptions = Omit<
 export async function createAgentsPart(options: AgentsOptions): Promise<SessionPart> {
   const where = { workspace: options.cwd, env: options.env };
   const maxDepth = await chooseAgentDepth({ ...where, read: options.settings });
-  const found = await findAgents({ ...where, read: options.settings });
+  const found = findAgents({ ...where, sources: options.sources });
   for (const notice of found.notices) options.onNotice(notice);
   const mode = options.parentMode();
   for (const agent of found.agents) {

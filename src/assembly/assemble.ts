@@ -45,7 +45,7 @@ import { afterStartUp } from "./after-start-up.js";
 import { createBuiltInTools } from "./built-in-tools.js";
 import { childToolsOf } from "./child-tools.js";
 import { beforeCompactOf, chainToolHooks, restatedBy, toolsOfParts } from "./part-tools.js";
-import { type PartEntry, SESSION_PARTS, startParts } from "./parts.js";
+import { componentSourcesOf, type PartEntry, SESSION_PARTS, startParts } from "./parts.js";
 import type { SessionControls } from "./session-controls.js";
 import { openSessionFile, recordPlanMode } from "./session-file-open.js";
 import type { SessionIO } from "./session-io.js";
@@ -136,12 +136,15 @@ export async function assembleSession(
     onNotice: notice,
   });
   const atStart = { ...where, read };
+  // Folders beside the person's own (the enabled plugins'), for the hooks, skills, agents and
+  // MCP servers below to read as one more place each; found while the tools are chosen.
+  const sourcesFound = componentSourcesOf(entries, { ...where, settings: read });
   const [{ names, partTools, chosen: toolsChosen }, rules, sandboxSettings] = await Promise.all([
     chooseTools({
       flag: options.tools,
       ...atStart,
       localModel: resolved.protocol === "local",
-      partTools: entries.flatMap((entry) => entry.tools ?? []),
+      chapters: entries,
     }),
     loadPermissionRules(atStart),
     readSandboxSettings(options.cwd, userEnv, read),
@@ -176,7 +179,7 @@ export async function assembleSession(
     todos,
     plan,
     modes,
-    offerTodos: names.includes("todo_write"),
+    offerTodos: partTools.includes("todo_write"),
     planWrite: builtIns.planWrite,
     approve: io.approvePlan,
   });
@@ -185,14 +188,17 @@ export async function assembleSession(
     planning.modeChanged(next);
   });
   // A project's hooks may need a question answered before the session starts.
-  const preparedHooks = prepareHooks({
-    ...atStart,
-    permissionMode: modes.current,
-    session: () => ({ id: writer.id, transcriptPath: writer.path }),
-    ask: mode === "ask" ? io.approveProjectHooks : undefined,
-    onNotice: notice,
-    onRunNotice: io.notice,
-  });
+  const preparedHooks = sourcesFound.then((sources) =>
+    prepareHooks({
+      ...atStart,
+      sources,
+      permissionMode: modes.current,
+      session: () => ({ id: writer.id, transcriptPath: writer.path }),
+      ask: mode === "ask" ? io.approveProjectHooks : undefined,
+      onNotice: notice,
+      onRunNotice: io.notice,
+    }),
+  );
   const thinking = chooseThinking({
     effort: options.effort,
     thinking: options.thinking,
@@ -227,7 +233,8 @@ export async function assembleSession(
     contextWindowOf(choice, made),
   );
   // Knowledge by files: read from the real environment only, as the settings are.
-  const skills = await findSkills({ cwd: options.cwd, env: userEnv, read });
+  const sources = await sourcesFound;
+  const skills = findSkills({ cwd: options.cwd, env: userEnv, read, sources });
   const loadedSkills = createLoadedSkills(skillsInHistory(file.messages));
   const memory = readProjectMemory({ cwd: options.cwd, env: userEnv });
   notices.push(...skills.skipped, ...memory.problems);
@@ -241,6 +248,7 @@ export async function assembleSession(
     partTools,
     toolsChosen,
     mcpConfigFiles: options.mcpConfigFiles,
+    sources,
     modes,
     rules,
     io,
@@ -369,6 +377,7 @@ export async function assembleSession(
     planFile: plan.file,
     skills,
     loadedSkills,
+    sources,
     hooks: await preparedHooks,
     todos: todos.items,
     tasks: background.tasks,

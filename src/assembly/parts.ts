@@ -2,22 +2,38 @@
 // after the built-in ones, of the notes beside a prompt, of the paragraphs restated beside a
 // compaction's summary and of the events that follow a loop event (docs/architecture.md).
 // A part that a session does not use is not loaded: its entry imports it only when it starts.
+// A chapter that describes itself (src/NAME/chapter.ts) is spread into its entry, so this list
+// is also where the layer checker and --tools find every such chapter: adding one is its folder
+// and its line here.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CHAPTER as AGENTS } from "../agents/chapter.js";
+import { CHAPTER as BACKGROUND } from "../background/chapter.js";
 import type { BackgroundPart } from "../background/part.js";
+import type { ComponentSources } from "../core/component-sources.js";
 import type { SessionPart } from "../core/part.js";
 import type { ProjectSettings } from "../core/project-settings.js";
 import type { Provider } from "../core/provider.js";
+import { CHAPTER as GOAL } from "../goal/chapter.js";
+import { CHAPTER as HOOKS } from "../hooks/chapter.js";
 import type { PreparedHooks } from "../hooks/prepare.js";
+import { CHAPTER as LSP } from "../lsp/chapter.js";
+import { CHAPTER as MCP } from "../mcp/chapter.js";
+import { CHAPTER as MEMORY } from "../memory/chapter.js";
 import type { ModeSwitch } from "../permissions/mode-switch.js";
 import type { PermissionRules } from "../permissions/rules.js";
+import { CHAPTER as PLANNING } from "../planning/chapter.js";
 import type { PlanningPart } from "../planning/part.js";
+import { CHAPTER as PLUGINS } from "../plugins/chapter.js";
 import { CHAPTER as SCHEDULE } from "../schedule/chapter.js";
+import { CHAPTER as SKILLS } from "../skills/chapter.js";
 import type { LoadedSkills } from "../skills/loaded-skills.js";
 import type { Skill } from "../skills/skill.js";
-import type { ToolName } from "../tools/tool-set.js";
+import { CHAPTER as TASKS } from "../tasks/chapter.js";
+import type { ChapterTools, ToolName } from "../tools/tool-set.js";
+import { CHAPTER as WEB } from "../web/chapter.js";
 import type { SessionIO } from "./session-io.js";
 import type { SessionOptions } from "./session-options.js";
 
@@ -33,12 +49,15 @@ export interface PartContext {
    * (readAllSettings with `read`), not from the files again.
    */
   settings: ProjectSettings;
+  /** The chosen built-in tools. */
   toolNames: readonly ToolName[];
   /** The chosen tools of the parts, among those their entries name (`PartEntry.tools`). */
   partTools: readonly string[];
   /** The person named the tools (--tools, a settings file) rather than taking the default set. */
   toolsChosen: boolean;
   mcpConfigFiles: string[];
+  /** What the entries' `componentSources` gave: folders beside the person's own places. */
+  sources: ComponentSources;
   modes: ModeSwitch;
   /** The session's permission rules, as read at start; "always" answers are added to them. */
   rules: PermissionRules;
@@ -64,34 +83,59 @@ export interface PartContext {
   redact(text: string): string;
 }
 
-export interface PartEntry {
+/** Where the settings are, and the files as start-up read them (absent: read now). */
+export interface SettingsWhere {
+  workspace: string;
+  /** The real environment: where the user's settings and agentloop's state are. */
+  env: NodeJS.ProcessEnv;
+  settings?: ProjectSettings;
+}
+
+/** One chapter in the list: its description (src/NAME/chapter.ts, when it has one) and its start. */
+export interface PartEntry extends ChapterTools {
+  /** Its folder's name, when it has one (src/NAME/). */
   name: string;
+  /** The part whose layer its folder is in (scripts/check-layers.ts); a library's has none. */
+  layerBeside?: string;
   /**
-   * The tools its part may offer, by name, from its chapter's description: --tools and the
-   * "tools" setting accept them, the default set holds them.
+   * Folders of skills, commands, agents, hooks and MCP servers it adds beside the person's own
+   * (the enabled plugins'), asked once before any part starts: the assembly hands them to the
+   * parts that read each kind (`PartContext.sources`).
    */
-  tools?: readonly string[];
+  componentSources?(where: SettingsWhere): Promise<ComponentSources>;
   /** The part, or null when this session does not use it. May throw a ConfigError. */
   start(context: PartContext): Promise<SessionPart | null>;
 }
 
 export const SESSION_PARTS: readonly PartEntry[] = [
-  { name: "planning", start: async (context) => context.planning },
+  // First: what its plugins add is read by the hooks, skills, agents and mcp below.
   {
-    name: "hooks",
+    ...PLUGINS,
+    async componentSources(where) {
+      const { pluginSources } = await import("../plugins/part.js");
+      return pluginSources({ workspace: where.workspace, env: where.env, read: where.settings });
+    },
+    async start(context) {
+      const { createPluginsPart } = await import("../plugins/part.js");
+      return createPluginsPart({ workspace: context.cwd, env: context.env });
+    },
+  },
+  { ...PLANNING, start: async (context) => context.planning },
+  {
+    ...HOOKS,
     async start(context) {
       const { createHooksPart } = await import("../hooks/part.js");
       return createHooksPart(await context.hooks, context.io.notice);
     },
   },
   {
-    name: "skills",
+    ...SKILLS,
     async start(context) {
       const { createSkillsPart } = await import("../skills/part.js");
       return createSkillsPart({
         skills: context.skills,
         loaded: context.loadedSkills,
-        chosen: context.toolNames.includes("skill"),
+        chosen: context.partTools.includes("skill"),
         cwd: context.cwd,
         env: context.env,
         contextWindow: await context.contextWindow,
@@ -99,7 +143,7 @@ export const SESSION_PARTS: readonly PartEntry[] = [
     },
   },
   {
-    name: "memory",
+    ...MEMORY,
     async start(context) {
       const { startMemoryPart } = await import("../memory/part.js");
       return startMemoryPart({
@@ -114,9 +158,9 @@ export const SESSION_PARTS: readonly PartEntry[] = [
     },
   },
   {
-    name: "agents",
+    ...AGENTS,
     async start(context) {
-      if (!context.toolNames.includes("agent")) return null;
+      if (!context.partTools.includes("agent")) return null;
       const [{ createAgentsPart }, { catalogBudget }, hooks, contextWindow] = await Promise.all([
         import("../agents/part.js"),
         import("../skills/catalog.js"),
@@ -129,6 +173,7 @@ export const SESSION_PARTS: readonly PartEntry[] = [
         cwd: context.cwd,
         env: context.env,
         settings: context.settings,
+        sources: context.sources,
         parentMode: context.modes.current,
         startModel: context.startModel,
         stopCheck: hooks.sessionHooks?.subagentStopCheck,
@@ -137,17 +182,17 @@ export const SESSION_PARTS: readonly PartEntry[] = [
       });
     },
   },
-  { name: "background", start: async (context) => context.background },
+  { ...BACKGROUND, start: async (context) => context.background },
   {
-    name: "tasks",
+    ...TASKS,
     async start(context) {
       const { startTasksPart } = await import("../tasks/start.js");
-      const { toolNames, cwd: workspace, env } = context;
-      return startTasksPart({ toolNames, workspace, env, settings: context.settings });
+      const { partTools: tools, cwd: workspace, env } = context;
+      return startTasksPart({ tools, workspace, env, settings: context.settings });
     },
   },
   {
-    name: "goal",
+    ...GOAL,
     async start(context) {
       const { createGoalPart } = await import("../goal/part.js");
       return createGoalPart({
@@ -160,7 +205,7 @@ export const SESSION_PARTS: readonly PartEntry[] = [
     },
   },
   {
-    name: "mcp",
+    ...MCP,
     async start(context) {
       const [{ startSessionMcp }, { createMcpPart }] = await Promise.all([
         import("../mcp/session-mcp.js"),
@@ -173,6 +218,7 @@ export const SESSION_PARTS: readonly PartEntry[] = [
         configFiles: context.mcpConfigFiles,
         env: context.env,
         read: context.settings,
+        sources: context.sources,
         mode: context.modes.current(),
         ask: context.io.approveMcpServer,
         outputDirectory,
@@ -187,10 +233,10 @@ export const SESSION_PARTS: readonly PartEntry[] = [
     },
   },
   {
-    name: "web",
+    ...WEB,
     async start(context) {
-      const fetch = context.toolNames.includes("web_fetch");
-      const search = context.toolNames.includes("web_search");
+      const fetch = context.partTools.includes("web_fetch");
+      const search = context.partTools.includes("web_search");
       if (!fetch && !search) return null;
       const { startWebPart } = await import("../web/start.js");
       const { rules } = context;
@@ -201,15 +247,14 @@ export const SESSION_PARTS: readonly PartEntry[] = [
     },
   },
   {
-    name: "schedule",
-    tools: SCHEDULE.tools,
+    ...SCHEDULE,
     async start(context) {
       const { createSchedulePart } = await import("../schedule/part.js");
       return createSchedulePart({ tools: context.partTools });
     },
   },
   {
-    name: "lsp",
+    ...LSP,
     async start(context) {
       const { startLspPart } = await import("../lsp/part.js");
       return startLspPart({ cwd: context.cwd, env: context.env, settings: context.settings });
@@ -225,6 +270,18 @@ export const SESSION_PARTS: readonly PartEntry[] = [
     },
   },
 ];
+
+/** What the entries add beside the person's own places, together, in list order. */
+export async function componentSourcesOf(
+  entries: readonly PartEntry[],
+  where: SettingsWhere,
+): Promise<ComponentSources> {
+  const given = await Promise.all(entries.map((entry) => entry.componentSources?.(where)));
+  return {
+    sources: given.flatMap((each) => each?.sources ?? []),
+    problems: given.flatMap((each) => each?.problems ?? []),
+  };
+}
 
 /** Starts every entry at once; a failure closes the parts that did start, then is thrown. */
 export async function startParts(

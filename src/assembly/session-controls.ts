@@ -2,6 +2,7 @@
 // REPL's commands (/plan, /model, /resume, /skills, /hooks), the progress line and the JSON result.
 
 import type { BackgroundTasks } from "../background/tasks.js";
+import type { ComponentSources } from "../core/component-sources.js";
 import type { PermissionMode } from "../core/permission-mode.js";
 import type { TodoItem } from "../core/todo-item.js";
 import type { PreparedHooks } from "../hooks/prepare.js";
@@ -26,6 +27,8 @@ export interface SessionControls {
   readonly skills: SkillCatalog;
   /** The skills loaded so far: a `/name` the user types counts too. */
   readonly loadedSkills: LoadedSkills;
+  /** Folders beside the person's own that the session read (enabled plugins'): /agents. */
+  readonly sources: ComponentSources;
   /** The hooks in force and the project's skipped ones, as read at start (the REPL's /hooks). */
   readonly hooks: Pick<PreparedHooks, "running" | "skipped">;
   /** The todo list as it stands (the JSON result's `todos`). */

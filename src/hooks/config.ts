@@ -4,16 +4,17 @@
 //                              "hooks": [{"type": "command", "command": "...", "timeout": 30}]}]}}
 //
 // read from the user's settings, the project's .agentloop/settings.json and, when the user's
-// settings say "claudeProjectHooks": true, the project's .claude/settings.json, then from each
-// enabled plugin's hooks file (docs/plugins.md). A mistyped
-// entry is a ConfigError naming the file and the place; events and hook types agentloop does
-// not have are skipped with a notice, so settings written for Claude Code still load.
+// settings say "claudeProjectHooks": true, the project's .claude/settings.json, then from the
+// session's component sources (core/component-sources.ts: each enabled plugin's hooks file,
+// docs/plugins.md). A mistyped entry is a ConfigError naming the file and the place; events
+// and hook types agentloop does not have are skipped with a notice, so settings written for
+// Claude Code still load.
 
 import { join } from "node:path";
+import { type ComponentSources, expandVariables } from "../core/component-sources.js";
 import { ConfigError } from "../core/errors.js";
 import { type ProjectSettings, settingsOf } from "../core/project-settings.js";
 import { isRecord, projectSettingsPath, userSettingsPath } from "../core/settings.js";
-import { enabledPlugins, expandPluginVariables, pluginVariables } from "../plugins/enabled.js";
 import { compileMatcher } from "./matcher.js";
 
 export const HOOK_EVENTS = [
@@ -42,7 +43,7 @@ export interface HookDefinition {
   /** The user's own hooks always run; the project's only once approved (trust.ts). */
   source: "user" | "project";
   file: string;
-  /** Variables beside the session's: a plugin's CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA. */
+  /** Variables beside the session's, from its source: a plugin's CLAUDE_PLUGIN_ROOT and _DATA. */
   env?: Record<string, string>;
 }
 
@@ -52,6 +53,8 @@ export interface HookLocations {
   env: NodeJS.ProcessEnv;
   /** The settings files as start-up read them; absent, they are read now. */
   read?: ProjectSettings;
+  /** Hooks beside the settings' (enabled plugins'), as the session's chapters gave them. */
+  sources?: ComponentSources;
   onNotice: (sentence: string) => void;
 }
 
@@ -73,17 +76,13 @@ export async function loadHooks(where: HookLocations): Promise<HookDefinition[]>
   for (const { file, source } of files) {
     hooks.push(...parseHooks(await settingsOf(file, where.read), file, source, where.onNotice));
   }
-  // An enabled plugin's hooks run as the person's own: they approved them by installing it.
-  const plugins = await enabledPlugins({
-    workspace: where.workspace,
-    env: where.env,
-    read: where.read,
-  });
-  for (const plugin of plugins.plugins) {
-    for (const { file, settings } of plugin.components.hooks) {
+  // A source's hooks (an enabled plugin's) run as the person's own: they approved them by
+  // installing it. Its variables are in their environment and expanded in their commands.
+  for (const source of where.sources?.sources ?? []) {
+    for (const { file, settings } of source.hooks) {
       for (const hook of parseHooks(settings, file, "user", where.onNotice)) {
-        const command = expandPluginVariables(hook.command, plugin);
-        hooks.push({ ...hook, command, env: pluginVariables(plugin) });
+        const env = source.variables();
+        hooks.push({ ...hook, command: expandVariables(hook.command, env), env });
       }
     }
   }

@@ -1,6 +1,7 @@
 // A session's hooks, ready to run: read from the settings files, the project's approved (or
 // skipped, saying so), then given to the toolbox and to the session as their seams.
 
+import type { ComponentSources } from "../core/component-sources.js";
 import type { ProjectSettings } from "../core/project-settings.js";
 import type { ToolCallHooks } from "../tools/toolbox.js";
 import { type HookDefinition, loadHooks } from "./config.js";
@@ -14,6 +15,8 @@ export type HookSetup = Omit<RunnerSetup, "hooks"> &
     onRunNotice: (sentence: string) => void;
     /** The settings files as start-up read them; absent, they are read now. */
     read?: ProjectSettings;
+    /** Hooks beside the settings' (enabled plugins'), as the session's chapters gave them. */
+    sources?: ComponentSources;
   };
 
 export interface PreparedHooks {
@@ -29,7 +32,7 @@ export interface PreparedHooks {
 
 export async function prepareHooks(setup: HookSetup): Promise<PreparedHooks> {
   const where = { workspace: setup.workspace, env: setup.env, onNotice: setup.onNotice };
-  const defined = await loadHooks({ ...where, read: setup.read });
+  const defined = await loadHooks({ ...where, read: setup.read, sources: setup.sources });
   const { running, skipped } = await trustHooks(defined, { ...where, ask: setup.ask });
   if (running.length === 0) return { running, skipped };
   // The runner is loaded only by a session with hooks to run.

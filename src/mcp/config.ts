@@ -1,13 +1,15 @@
 // Which MCP servers a session has, in the format people already write for Claude Code: the
-// project's .mcp.json, "mcpServers" in the user's settings file, enabled plugins' servers
-// (docs/plugins.md), and files given with --mcp-config. On the same name a flag beats the project, and the project beats the user.
+// project's .mcp.json, "mcpServers" in the user's settings file, the servers of the session's
+// component sources (core/component-sources.ts: enabled plugins', docs/plugins.md), and files
+// given with --mcp-config. On the same name a flag beats the project, and the project beats the
+// user.
 
 import { dirname, join, resolve } from "node:path";
+import type { ComponentSources } from "../core/component-sources.js";
 import { ConfigError } from "../core/errors.js";
 import { readOwnFile, repositoryPlace } from "../core/own-file.js";
 import { type ProjectSettings, settingsOf } from "../core/project-settings.js";
 import { isRecord, userSettingsPath } from "../core/settings.js";
-import { enabledPlugins, pluginVariables } from "../plugins/enabled.js";
 
 export type McpServerConfig =
   | { type?: "stdio"; command: string; args?: string[]; env?: Record<string, string>; cwd?: string }
@@ -36,6 +38,8 @@ export async function loadMcpServers(input: {
   configFiles: string[];
   /** The settings files as start-up read them; absent, they are read now. */
   read?: ProjectSettings;
+  /** Servers beside the settings' (enabled plugins'), as the session's chapters gave them. */
+  sources?: ComponentSources;
 }): Promise<McpServerEntry[]> {
   const byName = new Map<string, McpServerEntry>();
   const add = (entries: McpServerEntry[]) => {
@@ -48,26 +52,19 @@ export async function loadMcpServers(input: {
     add(serversFrom(userSettings.mcpServers, { file: userFile, source: "user", env: input.env }));
   }
 
-  // An enabled plugin's servers, named `plugin_NAME_SERVER` as Claude Code names them, are the
-  // person's own (they approved them by installing it); ${CLAUDE_PLUGIN_ROOT} is expanded.
-  const plugins = await enabledPlugins({
-    workspace: input.workspace,
-    env: input.env,
-    read: input.read,
-  });
-  for (const plugin of plugins.plugins) {
-    for (const { file, servers } of plugin.components.mcpServers) {
-      const env = { ...input.env, ...pluginVariables(plugin) };
-      // The server's process gets the plugin's variables too, as in Claude Code.
+  // A source's servers (an enabled plugin's, named as it names them) are the person's own: they
+  // approved them by installing it. Its variables are expanded in their fields.
+  for (const source of input.sources?.sources ?? []) {
+    for (const { file, servers } of source.mcpServers) {
+      const variables = source.variables();
+      const env = { ...input.env, ...variables };
+      // The server's process gets the variables too, as a plugin's does in Claude Code.
       const withVariables = (server: unknown) =>
         isRecord(server) && (server.env === undefined || isRecord(server.env))
-          ? { ...server, env: { ...pluginVariables(plugin), ...server.env } }
+          ? { ...server, env: { ...variables, ...server.env } }
           : server;
       const named = Object.fromEntries(
-        Object.entries(servers).map(([name, server]) => [
-          `plugin_${plugin.name}_${name}`,
-          withVariables(server),
-        ]),
+        Object.entries(servers).map(([name, server]) => [name, withVariables(server)]),
       );
       add(serversFrom(named, { file, source: "user", env }));
     }

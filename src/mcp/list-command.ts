@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ComponentSources } from "../core/component-sources.js";
 import { EXIT } from "../core/exit-codes.js";
 import { count } from "../core/wording.js";
 import { approvedServers } from "./approval.js";
@@ -15,6 +16,8 @@ export interface McpListOptions {
   mcpConfigFiles: string[];
   /** The real environment: where the user's settings and approvals are. */
   env: NodeJS.ProcessEnv;
+  /** Servers beside the settings' (enabled plugins'), as the chapters give them. */
+  sources: ComponentSources;
   stdout: (line: string) => void;
 }
 
@@ -24,6 +27,7 @@ export async function runMcpList(options: McpListOptions): Promise<number> {
     workspace: options.cwd,
     env: options.env,
     configFiles: options.mcpConfigFiles,
+    sources: options.sources,
   });
   if (servers.length === 0) {
     stdout(

@@ -1,6 +1,7 @@
 // A session's MCP servers: read from .mcp.json, the user's settings and --mcp-config, the
 // repository's own servers approved first (asked at the terminal in ask mode), then started.
 
+import type { ComponentSources } from "../core/component-sources.js";
 import { ConfigError } from "../core/errors.js";
 import type { ProjectSettings } from "../core/project-settings.js";
 import type { PermissionMode } from "../permissions/policy.js";
@@ -15,6 +16,8 @@ export interface SessionMcp {
   env: NodeJS.ProcessEnv;
   /** The settings files as start-up read them; absent, they are read now. */
   read?: ProjectSettings;
+  /** Servers beside the settings' (enabled plugins'), as the session's chapters gave them. */
+  sources?: ComponentSources;
   mode: PermissionMode;
   /** Asks the person at the terminal (src/terminal/mcp-ask.ts); absent when there is none. */
   ask: McpApprovalContext["ask"];
@@ -29,6 +32,7 @@ export async function startSessionMcp(setup: SessionMcp): Promise<McpConnections
     env: setup.env,
     configFiles: setup.configFiles,
     read: setup.read,
+    sources: setup.sources,
   });
   const approved = await approvedServers(servers, {
     workspace: setup.workspace,

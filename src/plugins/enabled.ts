@@ -2,8 +2,9 @@
 // person's, then the project's and its local file, a later file winning for a plugin), found
 // installed in agentloop's own cache. A project's file is a repository's, so what it enables
 // waits, like every key that widens what runs, for the person's trust (core/project-settings.ts).
-// Skills, commands, agents, hooks and MCP servers each read their plugins' folders from here, as
-// one more place beside their own; a session whose settings enable none reads nothing more.
+// The session hands them to skills, commands, agents, hooks and MCP servers as component
+// sources (part.ts), one more place beside their own; a session whose settings enable none reads
+// nothing more.
 
 import { existsSync, mkdirSync } from "node:fs";
 import { type ProjectSettings, readAllSettings } from "../core/project-settings.js";
@@ -102,18 +103,9 @@ async function readEnabledPlugins(where: {
 }
 
 /**
- * `text` with ${CLAUDE_PLUGIN_ROOT} and ${CLAUDE_PLUGIN_DATA} replaced by the plugin's folders,
- * as Claude Code does in hooks' and servers' commands; the data folder is made when named.
+ * The plugin's variables, which its hooks and servers find in their environment and have
+ * expanded in their commands, as Claude Code does; its data folder is made as they are asked for.
  */
-export function expandPluginVariables(text: string, plugin: EnabledPlugin): string {
-  return text.replace(/\$\{CLAUDE_PLUGIN_(ROOT|DATA)\}/g, (_whole, which: string) => {
-    if (which === "ROOT") return plugin.root;
-    mkdirSync(plugin.dataDirectory, { recursive: true });
-    return plugin.dataDirectory;
-  });
-}
-
-/** The plugin's variables, for a reader that expands `${VAR}` from an environment itself. */
 export function pluginVariables(plugin: EnabledPlugin): Record<string, string> {
   mkdirSync(plugin.dataDirectory, { recursive: true });
   return { CLAUDE_PLUGIN_ROOT: plugin.root, CLAUDE_PLUGIN_DATA: plugin.dataDirectory };

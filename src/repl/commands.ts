@@ -13,7 +13,6 @@ import { plural } from "../core/wording.js";
 import { hooksReport } from "../hooks/list.js";
 import type { PermissionMode } from "../permissions/policy.js";
 import { waitingSettings } from "../permissions/project-approval.js";
-import { pluginLines } from "../plugins/plugin-list.js";
 import type { AgentSession } from "../session/agent-session.js";
 import { listSessions, sessionIds } from "../session/session-file.js";
 import { invocationUsage } from "../skills/invocation.js";
@@ -100,8 +99,8 @@ export const COMMANDS: Command[] = [
     name: "/agents",
     argument: "",
     help: "the agents the agent tool can run: the built-ins and the definitions found here",
-    async run(_argument, context) {
-      context.print((await agentLines(context.cwd)).join("\n"));
+    run(_argument, context) {
+      context.print(agentLines(context.cwd, process.env, context.controls.sources).join("\n"));
     },
   },
   {
@@ -243,15 +242,6 @@ export const COMMANDS: Command[] = [
     run(_argument, context) {
       const { running, skipped } = context.controls.hooks;
       context.print(hooksReport(running, skipped));
-    },
-  },
-  {
-    name: "/plugins",
-    argument: "",
-    help: "the plugins installed and whether this session loaded each (agentloop plugin changes them)",
-    async run(_argument, context) {
-      const lines = await pluginLines({ workspace: context.cwd, env: process.env });
-      context.print(lines.join("\n"));
     },
   },
   {

@@ -6,8 +6,8 @@
 
 import { readdirSync } from "node:fs";
 import { basename, join } from "node:path";
+import { NO_COMPONENT_SOURCES } from "../core/component-sources.js";
 import { personalPlaces, readOwnFile, repositoryPlace } from "../core/own-file.js";
-import { enabledPlugins } from "../plugins/enabled.js";
 import { type Frontmatter, parseFrontmatter, stringField } from "./frontmatter.js";
 import { isFile, type Scope, searchFolders, type Where } from "./places.js";
 import type { Skill, SkillCatalog } from "./skill.js";
@@ -17,7 +17,7 @@ const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 /** `!\`git status\``: a command Claude Code runs while expanding; agentloop does not. */
 const SHELL_INJECTION = /!`[^`\n]+`/;
 
-export async function findSkills(where: Where): Promise<SkillCatalog> {
+export function findSkills(where: Where): SkillCatalog {
   const skills: Skill[] = [];
   const skipped: string[] = [];
   const places = {
@@ -36,22 +36,22 @@ export async function findSkills(where: Where): Promise<SkillCatalog> {
       places: places[scope],
       prefix: "",
     }));
-  // A plugin's skills and commands are the person's (installed by them), each name prefixed
-  // with the plugin's, `demo:review`, and read only inside the plugin's folder.
-  const plugins = await enabledPlugins({ workspace: where.cwd, env: where.env, read: where.read });
-  skipped.push(...plugins.problems);
-  const pluginFolders = (kind: "skills" | "commands") =>
-    plugins.plugins.flatMap((plugin) =>
-      plugin.components[kind].map((folder) => ({
+  // A source's skills and commands (an enabled plugin's) are the person's (installed by them),
+  // each name prefixed with the source's, `demo:review`, and read only inside its folder.
+  const sources = where.sources ?? NO_COMPONENT_SOURCES;
+  skipped.push(...sources.problems);
+  const sourceFolders = (kind: "skills" | "commands") =>
+    sources.sources.flatMap((source) =>
+      source[kind].map((folder) => ({
         folder,
         scope: "user" as const,
-        places: [plugin.root],
-        prefix: `${plugin.name}:`,
+        places: [source.root],
+        prefix: source.prefix,
       })),
     );
   for (const { folder, scope, places, prefix } of [
     ...ownFolders("skills"),
-    ...pluginFolders("skills"),
+    ...sourceFolders("skills"),
   ]) {
     for (const entry of entriesOf(folder)) {
       const file = join(folder, entry, "SKILL.md");
@@ -61,7 +61,7 @@ export async function findSkills(where: Where): Promise<SkillCatalog> {
   }
   for (const { folder, scope, places, prefix } of [
     ...ownFolders("commands"),
-    ...pluginFolders("commands"),
+    ...sourceFolders("commands"),
   ]) {
     for (const entry of entriesOf(folder)) {
       const file = join(folder, entry);
@@ -73,7 +73,7 @@ export async function findSkills(where: Where): Promise<SkillCatalog> {
   return { skills, skipped };
 }
 
-/** A plugin's skill or command, named with the plugin's prefix once its own name is checked. */
+/** A source's skill or command, named with its prefix once its own name is checked. */
 function prefixed(found: Skill | string, prefix: string): Skill | string {
   return typeof found === "string" || prefix === ""
     ? found

@@ -4,6 +4,7 @@
 import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import type { ComponentSources } from "../core/component-sources.js";
 import { directoriesFromRepositoryRoot } from "../core/git-directory.js";
 import type { ProjectSettings } from "../core/project-settings.js";
 
@@ -16,6 +17,8 @@ export interface Where {
   env: NodeJS.ProcessEnv;
   /** The settings files as the session's start-up read them; absent, read now. */
   read?: ProjectSettings;
+  /** Folders beside the person's own (enabled plugins'), as the session's chapters gave them. */
+  sources?: ComponentSources;
 }
 
 /** The user's home, as HOME says (so tests and sandboxes can move it), else the system's. */

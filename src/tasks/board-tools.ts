@@ -7,9 +7,10 @@ import { failure, success, type Tool } from "../tools/tool.js";
 import type { Board } from "./board.js";
 import { type BoardTask, TASK_STATUSES, type TaskStatus, type Updated } from "./board-rules.js";
 import { taskDetails, taskLine } from "./board-text.js";
+import type { CHAPTER } from "./chapter.js";
 
-export const BOARD_TOOL_NAMES = ["task_create", "task_list", "task_get", "task_update"] as const;
-export type BoardToolName = (typeof BOARD_TOOL_NAMES)[number];
+/** Named once, in the chapter's description. */
+export type BoardToolName = (typeof CHAPTER.tools)[number];
 
 export interface BoardToolsOptions {
   board(): Board;

@@ -8,18 +8,19 @@ import { ConfigError } from "../core/errors.js";
 import type { SessionPart } from "../core/part.js";
 import { type ProjectSettings, readAllSettings } from "../core/project-settings.js";
 import { BOARD_ID } from "./board-id.js";
-import { BOARD_TOOL_NAMES, type BoardToolName } from "./board-tools.js";
+import type { BoardToolName } from "./board-tools.js";
+import { CHAPTER } from "./chapter.js";
 
 export async function startTasksPart(input: {
-  /** The session's tool names, chosen or by default. */
-  toolNames: readonly string[];
+  /** The chapters' tools the session has, chosen or by default (PartContext.partTools). */
+  tools: readonly string[];
   workspace: string;
   env: NodeJS.ProcessEnv;
   /** The settings files as the session's start-up read them; absent, read now. */
   settings?: ProjectSettings;
 }): Promise<SessionPart | null> {
-  const named = BOARD_TOOL_NAMES.filter((name) => input.toolNames.includes(name));
-  const offered: readonly BoardToolName[] = (await boardTurnedOn(input)) ? BOARD_TOOL_NAMES : named;
+  const named = CHAPTER.tools.filter((name) => input.tools.includes(name));
+  const offered: readonly BoardToolName[] = (await boardTurnedOn(input)) ? CHAPTER.tools : named;
   if (offered.length === 0) return null;
   const shared = input.env.AGENTLOOP_TASK_LIST_ID || undefined;
   if (shared !== undefined && !BOARD_ID.test(shared)) {

@@ -1,44 +1,32 @@
-// Which tools the model gets: bash (s01) and the file tools (s02) by default, or the list the
-// user chose with --tools or "tools" in a settings file ("bash" alone is the s01 tool set).
-// The todo list (s05) is offered by default only to a local model: small models lose track of a
-// task of many steps first, while frontier models plan on their own and the default stays lean.
-// `skill` (s07) is in the default set, and offered only when there is a skill the model may load.
-// The agent tool (s06) is offered by default to a hosted model, as every agent people use offers
-// its subagent tool; a local model's window is small, so it gets it only when chosen.
-// web_search (src/web/) is in a hosted model's default set: the web part offers it only where
-// the API runs the search (Anthropic's, OpenAI's Responses), so Chat Completions gets none.
-// web_fetch is in a hosted model's default set too, as Claude Code, gemini-cli and opencode
-// offer theirs: a person who asks "read this page" gets an agent that can. Its address check and
-// per-domain permission (asked at the REPL, refused headless unless allowed) keep it safe. A
-// local model gets it, and a subagent too, only when the person's list names it.
-// The task board's tools (src/tasks/) are in no default set: a session has them when the list
-// names them or "tasks": true turns the board on (the part reads that setting itself).
+// Which tools the model gets: bash (s01) and the file tools (s02), the built-in ones, and the
+// tools of the chapters (the todo list, skill, agent, the web, the task board, the cron tools),
+// each named by its chapter's description (src/NAME/chapter.ts) in its entry of the session's
+// list. By default a session has the built-in ones and every chapter's tools that are in the
+// default set of its model (a chapter says when they are only a hosted or a local model's, or
+// no model's); a list the person chose with --tools or "tools" in a settings file replaces
+// that set ("bash" alone is the s01 tool set).
 
 import { ConfigError } from "../core/errors.js";
 import { type ProjectSettings, readAllSettings } from "../core/project-settings.js";
 
-export const TOOL_NAMES = [
-  "bash",
-  "read",
-  "write",
-  "edit",
-  "todo_write",
-  "skill",
-  "agent",
-  "web_fetch",
-  "web_search",
-  "task_create",
-  "task_list",
-  "task_get",
-  "task_update",
-] as const;
+/** The built-in tools (src/assembly/built-in-tools.ts makes them). */
+export const TOOL_NAMES = ["bash", "read", "write", "edit"] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
-/** The board's tools, as src/tasks/board-tools.ts names them (test/tasks-part.test.ts holds the two alike). */
-const BOARD_TOOLS: readonly ToolName[] = ["task_create", "task_list", "task_get", "task_update"];
+
+/** A chapter's tools as its description names them (PartEntry in src/assembly/parts.ts). */
+export interface ChapterTools {
+  /** The tools its part may offer: --tools and the "tools" setting accept them. */
+  tools?: readonly string[];
+  /**
+   * Whose default set holds them: absent, every model's; else only a hosted model's, only a
+   * local one's, or no model's (offered only when a list names them).
+   */
+  inDefaultSetOf?: "hosted models" | "local models" | "no model";
+}
 
 export interface ToolChoice {
   names: ToolName[];
-  /** The chosen tools of the parts (their chapters name them: `partTools` below). */
+  /** The chosen tools of the parts (their chapters name them: `chapters` below). */
   partTools: string[];
   /** The person named them (--tools, a settings file), rather than taking the default set. */
   chosen: boolean;
@@ -53,22 +41,19 @@ export async function chooseTools(input: {
   read?: ProjectSettings;
   /** The session runs a local model (--provider local). */
   localModel?: boolean;
-  /** The tools the session's parts may offer, by name, as their chapters describe them. */
-  partTools?: readonly string[];
+  /** The chapters whose parts may offer tools, as they describe them. */
+  chapters?: readonly ChapterTools[];
 }): Promise<ToolChoice> {
-  const partTools = input.partTools ?? [];
+  const chapters = input.chapters ?? [];
+  const partTools = chapters.flatMap((chapter) => chapter.tools ?? []);
   const valid = (names: string[], where: string) => validNames(names, where, partTools);
   if (input.flag) return { ...valid(input.flag, "--tools"), chosen: true };
-  const local = input.localModel === true;
-  const hostedOnly = ["agent", "web_search", "web_fetch"];
+  const model = input.localModel === true ? "local models" : "hosted models";
   let choice: ToolChoice = {
-    names: TOOL_NAMES.filter(
-      (name) =>
-        (name !== "todo_write" || local) &&
-        !(local && hostedOnly.includes(name)) &&
-        !BOARD_TOOLS.includes(name),
+    names: [...TOOL_NAMES],
+    partTools: chapters.flatMap(({ tools = [], inDefaultSetOf }) =>
+      inDefaultSetOf === undefined || inDefaultSetOf === model ? tools : [],
     ),
-    partTools: [...partTools],
     chosen: false,
   };
   for (const { file, settings } of await readAllSettings(input)) {
