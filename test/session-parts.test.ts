@@ -265,6 +265,7 @@ describe("the list a session is assembled from", () => {
       "agents",
       "background",
       "tasks",
+      "teams",
       "goal",
       "mcp",
       "web",

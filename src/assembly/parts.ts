@@ -17,6 +17,8 @@ import type { PlanningPart } from "../planning/part.js";
 import { CHAPTER as SCHEDULE } from "../schedule/chapter.js";
 import type { LoadedSkills } from "../skills/loaded-skills.js";
 import type { Skill } from "../skills/skill.js";
+import { CHAPTER as TEAMS } from "../teams/chapter.js";
+import type { TeamsPart } from "../teams/part.js";
 import type { ToolName } from "../tools/tool-set.js";
 import type { SessionIO } from "./session-io.js";
 import type { SessionOptions } from "./session-options.js";
@@ -75,6 +77,26 @@ export interface PartEntry {
   start(context: PartContext): Promise<SessionPart | null>;
 }
 
+/**
+ * The team of a session that has one (src/teams/), made once for the entries that need it: the
+ * agents' (its tool starts teammates), the board's (a lead has one) and its own.
+ */
+const teams = new WeakMap<PartContext, Promise<TeamsPart | null>>();
+function teamOf(context: PartContext): Promise<TeamsPart | null> {
+  let team = teams.get(context);
+  if (!team) {
+    team = import("../teams/start.js").then(({ startTeamsPart }) =>
+      startTeamsPart({
+        ...context,
+        flag: context.options.teams === true,
+        maxTurns: context.options.maxTurns,
+      }),
+    );
+    teams.set(context, team);
+  }
+  return team;
+}
+
 export const SESSION_PARTS: readonly PartEntry[] = [
   { name: "planning", start: async (context) => context.planning },
   {
@@ -117,12 +139,14 @@ export const SESSION_PARTS: readonly PartEntry[] = [
     name: "agents",
     async start(context) {
       if (!context.toolNames.includes("agent")) return null;
-      const [{ createAgentsPart }, { catalogBudget }, hooks, contextWindow] = await Promise.all([
-        import("../agents/part.js"),
-        import("../skills/catalog.js"),
-        context.hooks,
-        context.contextWindow,
-      ]);
+      const [{ createAgentsPart }, { catalogBudget }, hooks, contextWindow, team] =
+        await Promise.all([
+          import("../agents/part.js"),
+          import("../skills/catalog.js"),
+          context.hooks,
+          context.contextWindow,
+          teamOf(context),
+        ]);
       // The list of agents takes the skills' catalog's share of the window.
       const listBudget = catalogBudget(contextWindow);
       return createAgentsPart({
@@ -134,6 +158,7 @@ export const SESSION_PARTS: readonly PartEntry[] = [
         stopCheck: hooks.sessionHooks?.subagentStopCheck,
         listBudget: () => listBudget,
         onNotice: context.notice,
+        background: team?.agents,
       });
     },
   },
@@ -141,11 +166,16 @@ export const SESSION_PARTS: readonly PartEntry[] = [
   {
     name: "tasks",
     async start(context) {
-      const { startTasksPart } = await import("../tasks/start.js");
+      const [{ startTasksPart }, team] = await Promise.all([
+        import("../tasks/start.js"),
+        teamOf(context),
+      ]);
       const { toolNames, cwd: workspace, env } = context;
-      return startTasksPart({ toolNames, workspace, env, settings: context.settings });
+      const settings = context.settings;
+      return startTasksPart({ toolNames, workspace, env, settings, team: team !== null });
     },
   },
+  { name: "teams", tools: TEAMS.tools, start: teamOf },
   {
     name: "goal",
     async start(context) {
