@@ -3,16 +3,18 @@
 // the lead's next request carries both; bob's message to a name nobody has is an error naming
 // the members; alice writes in her own worktree, never in the person's tree; the run exits 0
 // with no process left. A lead's message reaches a teammate in a long tool loop before it ends.
-// The fake model tells the agents apart by their first message: each one's own prompt.
+// The fake model tells the agents apart by their first message: each one's own prompt. The
+// setting's rules are in teams-start.test.ts.
 
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseSession } from "../src/session/session-file.js";
 import {
   type FakeModel,
   freshSandbox,
   type InterceptedRequest,
-  runCli,
+  onlySession,
   runStreamJson,
   type Sandbox,
   startFakeModel,
@@ -118,19 +120,6 @@ describe("agent teams through the CLI", () => {
     );
   }, 30_000);
 
-  it("says in one sentence, with exit code 2, that its setting is not true or false", async () => {
-    const sandbox = freshSandbox();
-    writeUserSettings(sandbox, { teams: "yes" });
-    const ran = await runCli([...model.flags, "-p", "hi"], {
-      env: { ...sandbox.env, ...model.env() },
-      cwd: sandbox.workspace,
-    });
-    expect(ran.code).toBe(2);
-    expect(ran.stderr.trim()).toMatch(
-      /^agentloop: "teams" in \S+settings\.json must be true or false: whether the agent tool may start teammates\.$/,
-    );
-  }, 30_000);
-
   it("runs a lead with two teammates: messages, final answers, a misspelled name, worktrees", async () => {
     const sandbox = withRepository(freshSandbox());
     writeUserSettings(sandbox, { teams: true });
@@ -208,6 +197,22 @@ describe("agent teams through the CLI", () => {
     );
     expect(git(sandbox.workspace, "show", `${branch}:notes.md`)).toBe("users(id, name)");
     expect(processesIn(sandbox.workspace)).toEqual([]);
+
+    // The session file keeps the messages in the order sent, and folds alice's own transcript
+    // under the call that started her, as a subagent's.
+    const session = onlySession(sandbox);
+    const kept = session.entries.flatMap((entry) =>
+      entry.type === "part" && entry.part === "teams" && entry.name === "message"
+        ? [entry.line]
+        : [],
+    );
+    expect(kept).toEqual(lines);
+    const folded = session.entries.find(
+      (entry) => entry.type === "subagent" && entry.agent_type === "alice",
+    );
+    expect(folded).toMatchObject({ tool_use_id: "start-alice" });
+    const transcript = join(dirname(session.path), (folded as { transcript: string }).transcript);
+    expect(parseSession(readFileSync(transcript, "utf8")).messages[0]?.content).toBe(ALICE_PROMPT);
   }, 30_000);
 
   it("brings a lead's message to a teammate in a long tool loop before its task ends", async () => {
