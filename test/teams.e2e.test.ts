@@ -15,6 +15,7 @@ import {
   freshSandbox,
   type InterceptedRequest,
   onlySession,
+  runCli,
   runStreamJson,
   type Sandbox,
   startFakeModel,
@@ -264,5 +265,52 @@ describe("agent teams through the CLI", () => {
       /^<teammate-message from="alice">\nStopping as told\.\n\[agent alice [0-9a-f]{4}: completed;/,
     );
     expect(processesIn(sandbox.workspace)).toEqual([]);
+  }, 30_000);
+
+  it("stops the team on Ctrl-C while the lead waits for it, leaving nothing running", async () => {
+    const sandbox = freshSandbox();
+    const script = routed({
+      [LEAD_PROMPT]: (_, index) =>
+        index === 0
+          ? reply(
+              toolUse("start", "agent", {
+                description: "a long wait",
+                prompt: "ALICE: wait for the build.",
+                name: "alice",
+                run_in_background: true,
+              }),
+            )
+          : reply(text("Alice is on it.")),
+      ALICE: () => reply(toolUse("build", "bash", { command: "sleep 30" })),
+    });
+    model.script([], script);
+    let killedAt = 0;
+    const ran = await runCli(["--output-format", "stream-json", "--teams", "-p", LEAD_PROMPT], {
+      env: { ...sandbox.env, ...model.env() },
+      cwd: sandbox.workspace,
+      onSpawn: (child) => {
+        let seen = "";
+        child.stdout?.on("data", (chunk: Buffer) => {
+          seen += chunk.toString();
+          // Alice asked for her sleep, and the lead's turn is over: the run waits for her.
+          if (!killedAt && seen.includes("sleep 30") && seen.includes("Alice is on it.")) {
+            killedAt = Date.now();
+            setTimeout(() => child.kill("SIGINT"), 300);
+          }
+        });
+      },
+    });
+    model.script([]);
+    expect(killedAt, ran.stderr).toBeGreaterThan(0);
+    expect(ran.code).toBe(130);
+    expect(Date.now() - killedAt).toBeLessThan(5000);
+    expect(processesIn(sandbox.workspace)).toEqual([]);
+    const events = ran.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Event);
+    expect(events.find((event) => event.name === "teammate_stopped")?.line).toBe(
+      "teammate alice stopped",
+    );
   }, 30_000);
 });
