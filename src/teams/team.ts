@@ -7,7 +7,7 @@
 
 import type { BackgroundAgents, PreparedChild } from "../agents/agent-tool.js";
 import { childReport, statusOf } from "../agents/report.js";
-import type { LoopEvent, LoopStop, PartEvent } from "../core/events.js";
+import type { LoopEvent, LoopStop, PartEvent, SubagentEvent } from "../core/events.js";
 import { inputTokensOf } from "../core/messages.js";
 import type { PartHost } from "../core/part.js";
 import { type Board, openBoard } from "../tasks/board.js";
@@ -28,12 +28,15 @@ const NAME = /^[A-Za-z][\w-]{0,31}$/;
 /** A line of the terminal shows this much of a message. */
 const SHOWN = 120;
 
+/** What the team needs of the lead's session. */
+export type TeamHost = Pick<PartHost, "announce" | "directory" | "runsQueuedPrompts">;
+
 export interface TeamOptions {
   env: NodeJS.ProcessEnv;
   /** A teammate's turns for each piece of work, at most (--max-turns). */
   maxTurns: number;
   /** The lead's session, once it is attached. */
-  host(): PartHost | undefined;
+  host(): TeamHost | undefined;
   /** A message reached the lead's inbox. */
   leadMail(): void;
 }
@@ -139,22 +142,21 @@ export function createTeam(options: TeamOptions): Team {
       maxTurns: Math.min(child.agent.maxTurns, options.maxTurns),
       signal: stopping.signal,
       claimable,
-      // Its requests count in the session's cost; its run's end folds its file under the call.
+      // Its reading of messages is the team's to show; its requests count in the session's cost,
+      // and its run's end folds its file under the call that started it, as a subagent's.
       onEvent(loopEvent) {
+        if (loopEvent.type === "part") return announce([loopEvent]);
         if (loopEvent.type !== "assistant_message" && loopEvent.type !== "stop") return;
-        const transcript = writer.path;
-        const parent_tool_use_id = parentToolUseId;
-        announce([
-          {
-            type: "subagent",
-            parent_tool_use_id,
-            agentType: name,
-            agentId,
-            model,
-            transcript,
-            event: loopEvent,
-          },
-        ]);
+        const forwarded: SubagentEvent = {
+          type: "subagent",
+          parent_tool_use_id: parentToolUseId,
+          agentType: name,
+          agentId,
+          model,
+          transcript: writer.path,
+          event: loopEvent,
+        };
+        announce([forwarded]);
       },
       onRead: (from) => readEvent(name, from),
       onAnswer(stop: LoopStop) {
