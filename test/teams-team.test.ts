@@ -112,15 +112,20 @@ describe("a team", () => {
     const { team, start, announced } = fixture();
     const bob = await start("bob", [{ content: [text("Ready.")] }, { content: [text("Thanks.")] }]);
     await until(() => team.teammates()[0]?.phase() === "idle");
-    expect(team.send("lead", "bob", "hi")).toBe(true);
+    expect(team.send("lead", "bob", "hi")).toBeNull();
     await until(() => bob.length === 2);
     expect(bob[1]?.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
     expect(lastText(bob)).toContain('<teammate-message from=\\"lead\\">\\nhi\\n');
-    expect(team.send("bob", "carol", "hi")).toBe(false);
+    expect(team.send("bob", "carol", "hi")).toBe(
+      'There is no member "carol" on your team; its members are lead, bob.',
+    );
     const lines = announced.flatMap((event) => (event.type === "part" ? [event.line] : []));
     expect(lines).toContain("lead → bob: hi");
     expect(lines).toContain("bob reads the message from lead");
     await team.stop();
+    expect(team.send("lead", "bob", "still there?")).toBe(
+      "bob has stopped and reads no more messages.",
+    );
   });
 
   it("wakes an idle teammate once for a task it may claim", async () => {

@@ -168,11 +168,12 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
       const writesBeside =
         inBackground && !isReadOnly(agent) && workTreeRootOf(options.cwd) !== null;
       const ownTree = isolated(input, agent) || writesBeside;
-      // Named after the teammate when it has a name, so its branch says whose work it holds.
+      // Named after the teammate when it has a name: its branch says whose work it holds, and
+      // its permission questions whose call they are about.
       const naming = inBackground && input.name ? input.name : agent.name;
       if (ownTree) worktree = await openChildWorktree(options.cwd, naming);
       const workspace = worktree?.workspace;
-      const childTools = await options.toolsFor(mode, agent.name, workspace);
+      const childTools = await options.toolsFor(mode, naming, workspace);
       tools = childTools;
       // Below the deepest level a child may run agents itself, under its own mode; never in the
       // background (a teammate has no team of its own).

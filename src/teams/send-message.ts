@@ -8,8 +8,8 @@ import { CHAPTER } from "./chapter.js";
 /** The team as a sender sees it: who is on it, and the send itself. */
 export interface Post {
   members(): readonly string[];
-  /** Puts the message in `to`'s inbox; false when `to` is not a member. */
-  send(from: string, to: string, text: string): boolean;
+  /** Puts the message in `to`'s inbox; else says why it cannot (no such member, one stopped). */
+  send(from: string, to: string, text: string): string | null;
 }
 
 const [SEND_MESSAGE] = CHAPTER.tools;
@@ -36,11 +36,8 @@ export function createSendMessage(from: string, post: Post): Tool<{ to: string; 
       const text = String(input.text ?? "").trim();
       if (text === "") return failure("The message is empty.");
       if (to === from) return failure(`You are ${from}: send to another member.`);
-      if (!post.send(from, to, text)) {
-        const members = post.members().join(", ");
-        return failure(`There is no member "${to}" on your team; its members are ${members}.`);
-      }
-      return success(`Sent to ${to}.`);
+      const refused = post.send(from, to, text);
+      return refused === null ? success(`Sent to ${to}.`) : failure(refused);
     },
   };
 }

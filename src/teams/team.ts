@@ -84,14 +84,18 @@ export function createTeam(options: TeamOptions): Team {
   /** The tasks offered to each teammate already, so an idle one is woken once for each. */
   const offered = new Map<string, Set<string>>();
 
-  function send(from: string, to: string, text: string): boolean {
-    const inbox = to === LEAD ? lead : members.get(to)?.inbox;
-    if (!inbox) return false;
+  function send(from: string, to: string, text: string): string | null {
+    const teammate = members.get(to);
+    const inbox = to === LEAD ? lead : teammate?.inbox;
+    if (!inbox)
+      return `There is no member "${to}" on your team; its members are ${names().join(", ")}.`;
+    // No message waits where nobody will read it.
+    if (teammate?.phase() === "stopped") return `${to} has stopped and reads no more messages.`;
     const shown = text.length > SHOWN ? `${text.slice(0, SHOWN - 1)}…` : text;
     // @step teams.message: A member's message goes to another's inbox, in the order sent.
     announce([event("message", `${from} → ${to}: ${shown}`, { from, to, text })]);
     inbox.put({ from, to, text });
-    return true;
+    return null;
   }
 
   const post: Post = { members: names, send };
