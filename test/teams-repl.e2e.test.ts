@@ -39,7 +39,7 @@ describe("a team at the REPL", () => {
       const shown = await terminal.enter("start alice", /Alice finished\./);
       expect(shown).toContain("teammate alice started");
       expect(shown).toContain("alice → lead: Halfway there.");
-      const listed = await terminal.enter(
+      await terminal.enter(
         "/team",
         /alice \(general\) · idle · 2 turns, [\d,]+ tokens, \$\d+\.\d{3}/,
       );
