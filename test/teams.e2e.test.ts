@@ -208,6 +208,10 @@ describe("agent teams through the CLI", () => {
         : [],
     );
     expect(kept).toEqual(lines);
+    const stoppedThere = session.entries.filter(
+      (entry) => entry.type === "part" && entry.name === "teammate_stopped",
+    );
+    expect(stoppedThere).toHaveLength(2);
     const folded = session.entries.find(
       (entry) => entry.type === "subagent" && entry.agent_type === "alice",
     );

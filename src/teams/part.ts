@@ -31,6 +31,8 @@ export function createTeamsPart(options: {
   let leadWorking = false;
   // Prompts queued with the team's messages that have not run yet.
   let wakes = 0;
+  // Whether the team's stop was told already.
+  let told = false;
   const team = createTeam({
     env: options.env,
     maxTurns: options.maxTurns,
@@ -94,8 +96,14 @@ export function createTeamsPart(options: {
         run: () => teamLines(team, leadWorking).join("\n"),
       },
     ],
-    endWork: () => team.stop(),
-    // endWork said it already, when the session closes: the team is stopped by then.
+    // One-shot mode ends the work, then closes the session, which ends it again: its events are
+    // told once.
+    async endWork() {
+      const events = await team.stop();
+      if (told) return [];
+      told = true;
+      return events;
+    },
     async close() {
       await team.stop();
       return [];
