@@ -146,4 +146,17 @@ describe("a team", () => {
     expect(alice).toHaveLength(2);
     await team.stop();
   });
+
+  it("tells the lead of a teammate whose run failed, and that it stopped", async () => {
+    const { team, start, announced } = fixture();
+    await start("bob", [() => new Error("the model is gone")]);
+    await until(() => team.teammates()[0]?.phase() === "stopped");
+    await until(() =>
+      announced.some((event) => event.type === "part" && event.name === "teammate_stopped"),
+    );
+    const said = team.lead.take();
+    expect(said.map((message) => message.from)).toEqual(["bob"]);
+    expect(said[0]?.text).toMatch(/\[agent bob a1: error: the model is gone; 0 tool calls/);
+    expect(await team.stop()).toEqual([]);
+  });
 });

@@ -178,7 +178,20 @@ export function createTeam(options: TeamOptions): Team {
       },
     });
     members.set(name, teammate);
+    // One that ended on its own (its run failed) says so at once: a lead waiting for it stops
+    // waiting. The others are told of when the team stops.
+    void teammate.ended.then((worktree) => {
+      if (!stopping.signal.aborted) announce([stoppedEvent(teammate, worktree)]);
+    });
     return teammate;
+  }
+
+  const told = new Set<Teammate>();
+  function stoppedEvent(teammate: Teammate, worktree: string | undefined): PartEvent {
+    told.add(teammate);
+    const line = `teammate ${teammate.name} stopped${worktree ? `; ${worktree}` : ""}`;
+    // @step teams.teammate_stopped: A teammate ends: when the lead stops, or when its run failed.
+    return event("teammate_stopped", line, { name: teammate.name, worktree });
   }
 
   function boardChanged() {
@@ -246,15 +259,12 @@ export function createTeam(options: TeamOptions): Team {
     stop() {
       stopped ??= (async () => {
         stopping.abort();
-        const ends = await Promise.all(
-          [...members.values()].map(async (teammate) => {
-            const worktree = await teammate.ended.catch(() => undefined);
-            const line = `teammate ${teammate.name} stopped${worktree ? `; ${worktree}` : ""}`;
-            // @step teams.teammate_stopped: The lead stops: every teammate ends with it.
-            return event("teammate_stopped", line, { name: teammate.name, worktree });
-          }),
+        const running = [...members.values()].filter((teammate) => !told.has(teammate));
+        return Promise.all(
+          running.map(async (teammate) =>
+            stoppedEvent(teammate, await teammate.ended.catch(() => undefined)),
+          ),
         );
-        return ends;
       })();
       return stopped;
     },

@@ -36,7 +36,7 @@ export interface Teammate {
   cost(): number | null;
   /** Something it may want changed on the board: it looks again if it is idle. */
   nudge(): void;
-  /** Resolves once it has ended (after `stop`), with what became of its worktree. */
+  /** Resolves (never rejects) once it has ended, with what became of its worktree. */
   readonly ended: Promise<string | undefined>;
 }
 
@@ -147,7 +147,9 @@ export function startTeammate(options: TeammateOptions): Teammate {
       doing = "stopped";
       await toolbox.dispose();
       child.writer.close();
-      return child.finish();
+      return child
+        .finish()
+        .catch((error: Error) => `its worktree was left as it is: ${error.message}`);
     });
 
   return {
