@@ -145,7 +145,7 @@ export function startTeammate(options: TeammateOptions): Teammate {
     .then(async () => {
       phase = "stopped";
       doing = "stopped";
-      await toolbox.dispose();
+      // Its tools are freed by finish, as a foreground child's are.
       child.writer.close();
       return child
         .finish()
