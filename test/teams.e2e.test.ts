@@ -16,7 +16,7 @@ import {
   type InterceptedRequest,
   onlySession,
   runCli,
-  runStreamJson,
+  runForBodies,
   type Sandbox,
   startFakeModel,
   writeUserSettings,
@@ -89,14 +89,8 @@ describe("agent teams through the CLI", () => {
   afterAll(() => model.close());
 
   async function run(sandbox: Sandbox, args: string[], intercept: ReturnType<typeof routed>) {
-    const ran = await runStreamJson(model, sandbox, [], args, intercept);
-    const bodies = ran.requests.map((request) => JSON.parse(request.body) as Body);
-    return {
-      code: ran.result.code,
-      stderr: ran.result.stderr,
-      events: ran.events as Event[],
-      bodies,
-    };
+    const ran = await runForBodies<Body>(model, sandbox, [], args, intercept);
+    return { ...ran, events: ran.events as Event[] };
   }
 
   it("changes nothing without teams, and gives the agent tool Claude Code's team fields with them", async () => {

@@ -298,6 +298,24 @@ export async function runStreamJson(
   return { result, events, requests: model.requests().slice(before) };
 }
 
+/** runStreamJson, said shortly: how it exited, its events, and each request's body as JSON. */
+export async function runForBodies<Body>(
+  model: FakeModel,
+  sandbox: Sandbox,
+  turns: FakeTurn[],
+  args: string[],
+  intercept?: FakeModelScriptOptions,
+  env: Record<string, string> = {},
+) {
+  const ran = await runStreamJson(model, sandbox, turns, args, intercept, env);
+  return {
+    code: ran.result.code,
+    stderr: ran.result.stderr,
+    events: ran.events,
+    bodies: ran.requests.map((request) => JSON.parse(request.body) as Body),
+  };
+}
+
 /** The only session file written in this sandbox, read back. */
 export function onlySession(sandbox: Sandbox): SessionContents & { path: string } {
   const directory = join(sandbox.env.XDG_STATE_HOME as string, "agentloop", "sessions");
