@@ -299,15 +299,8 @@ export async function runStreamJson(
 }
 
 /** runStreamJson, said shortly: how it exited, its events, and each request's body as JSON. */
-export async function runForBodies<Body>(
-  model: FakeModel,
-  sandbox: Sandbox,
-  turns: FakeTurn[],
-  args: string[],
-  intercept?: FakeModelScriptOptions,
-  env: Record<string, string> = {},
-) {
-  const ran = await runStreamJson(model, sandbox, turns, args, intercept, env);
+export async function runForBodies<Body>(...run: Parameters<typeof runStreamJson>) {
+  const ran = await runStreamJson(...run);
   return {
     code: ran.result.code,
     stderr: ran.result.stderr,
