@@ -14,6 +14,7 @@ import {
   type FakeModel,
   freshSandbox,
   type InterceptedRequest,
+  interruptWhen,
   onlySession,
   runCli,
   runForBodies,
@@ -282,26 +283,19 @@ describe("agent teams through the CLI", () => {
       ALICE: () => reply(toolUse("build", "bash", { command: "sleep 30" })),
     });
     model.script([], script);
-    let killedAt = 0;
+    // Alice asked for her sleep, and the lead's turn is over: the run waits for her.
+    const interrupt = interruptWhen(
+      (seen) => seen.includes("sleep 30") && seen.includes("Alice is on it."),
+    );
     const ran = await runCli(["--output-format", "stream-json", "--teams", "-p", LEAD_PROMPT], {
       env: { ...sandbox.env, ...model.env() },
       cwd: sandbox.workspace,
-      onSpawn: (child) => {
-        let seen = "";
-        child.stdout?.on("data", (chunk: Buffer) => {
-          seen += chunk.toString();
-          // Alice asked for her sleep, and the lead's turn is over: the run waits for her.
-          if (!killedAt && seen.includes("sleep 30") && seen.includes("Alice is on it.")) {
-            killedAt = Date.now();
-            setTimeout(() => child.kill("SIGINT"), 300);
-          }
-        });
-      },
+      onSpawn: interrupt.onSpawn,
     });
     model.script([]);
-    expect(killedAt, ran.stderr).toBeGreaterThan(0);
+    expect(interrupt.at(), ran.stderr).toBeGreaterThan(0);
     expect(ran.code).toBe(130);
-    expect(Date.now() - killedAt).toBeLessThan(5000);
+    expect(Date.now() - interrupt.at()).toBeLessThan(5000);
     expect(processesIn(sandbox.workspace)).toEqual([]);
     const events = ran.stdout
       .trim()

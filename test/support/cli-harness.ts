@@ -1,6 +1,7 @@
 // Runs the built CLI (dist/cli.js) as a real subprocess against a fake model server, in a
 // throwaway home and workspace, and collects what it printed and how it exited.
 
+import type { ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -251,6 +252,26 @@ export type { ProcessOptions as CliOptions, ProcessRun as CliRun } from "./run-p
 
 export function runCli(args: string[], options: ProcessOptions): Promise<ProcessRun> {
   return runProcess(process.execPath, [CLI, ...args], options);
+}
+
+/**
+ * Ctrl-C for a run: its `onSpawn` sends SIGINT 300 ms after the run's stdout first shows what
+ * `ready` looks for; `at()` is when it saw it (0 while it has not).
+ */
+export function interruptWhen(ready: (stdout: string) => boolean) {
+  let at = 0;
+  return {
+    at: () => at,
+    onSpawn(child: ChildProcess) {
+      let seen = "";
+      child.stdout?.on("data", (chunk: Buffer) => {
+        seen += chunk.toString();
+        if (at || !ready(seen)) return;
+        at = Date.now();
+        setTimeout(() => child.kill("SIGINT"), 300);
+      });
+    },
+  };
 }
 
 /** What `--output-format stream-json` printed: one object per line. */
