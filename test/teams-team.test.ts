@@ -139,7 +139,7 @@ describe("a team", () => {
     await board().create({ subject: "Write the schema", description: "", blocked_by: [] });
     team.boardChanged();
     await until(() => alice.length === 2);
-    expect(lastText(alice)).toContain("Task #1 on the board may be started and nobody has it");
+    expect(lastText(alice)).toContain("Task #1 on the board is ready to start and no one else has it");
     await until(() => team.teammates()[0]?.phase() === "idle");
     team.boardChanged();
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -53,7 +53,7 @@ export interface Team extends Post {
   boardChanged(): void;
   /** The event that says `reader` took `from`'s message into its next request. */
   readEvent(reader: string, from: string): PartEvent;
-  /** Stops every teammate and waits until each has ended; the events that says so. */
+  /** Stops every teammate and waits until each has ended; the events that say so (once). */
   stop(): Promise<LoopEvent[]>;
 }
 
@@ -117,7 +117,7 @@ export function createTeam(options: TeamOptions): Team {
     seen.add(task.id);
     // @step teams.woken: An idle teammate wakes for a task of the board it may claim.
     announce([event("woken", `${name} wakes for task #${task.id}`, { name, task: task.id })]);
-    return `Task #${task.id} on the board may be started and nobody has it: ${taskLine(task)}. If you take it on, claim it with task_update {"id": "${task.id}", "status": "in_progress"}, do it, and complete it.`;
+    return `Task #${task.id} on the board is ready to start and no one else has it: ${taskLine(task)}. If you take it on, claim it with task_update {"id": "${task.id}", "status": "in_progress"}, do it, and complete it.`;
   }
 
   function start(
