@@ -305,4 +305,34 @@ describe("agent teams through the CLI", () => {
       "teammate alice stopped",
     );
   }, 30_000);
+
+  it("holds a teammate to the session's --max-cost: a loop without end stops, and the run says so", async () => {
+    const sandbox = freshSandbox();
+    const script = routed({
+      [LEAD_PROMPT]: (_, index) =>
+        index === 0
+          ? reply(
+              toolUse("start", "agent", {
+                description: "an endless loop",
+                prompt: "ALICE: check forever.",
+                name: "alice",
+                run_in_background: true,
+              }),
+            )
+          : reply(text("Waiting for alice.")),
+      ALICE: (_, index) =>
+        index < 100
+          ? reply(toolUse(`check${index}`, "bash", { command: `echo ${index}` }))
+          : reply(text("I ran out of checks.")),
+    });
+    const ran = await run(sandbox, ["--teams", "--max-cost", "0.008", "-p", LEAD_PROMPT], script);
+    expect(ran.code, ran.stderr).toBe(3);
+    const alice = ran.bodies.filter((body) => whose(body) === "ALICE");
+    expect(alice.length).toBeGreaterThan(1);
+    expect(alice.length).toBeLessThan(100);
+    const answer = ran.events.find(
+      (event) => event.name === "message" && event.line?.startsWith("alice → lead"),
+    );
+    expect(answer?.line).toMatch(/\[agent alice [0-9a-f]{4}: error: .*cost/);
+  }, 30_000);
 });
