@@ -21,11 +21,13 @@ import type { LoopOptions } from "../loop.js";
 import { bounded, DEFAULT_MAX_RESULT_CHARS } from "../mcp/tool-result.js";
 import type { PermissionMode } from "../permissions/policy.js";
 import type { Provider } from "../providers/provider.js";
-import type { SessionWriter } from "../session/session-file.js";
-import { openSessionWriter, SESSION_FORMAT_VERSION } from "../session/session-file.js";
+import {
+  openSessionWriter,
+  SESSION_FORMAT_VERSION,
+  type SessionWriter,
+} from "../session/session-file.js";
 import { failure, type Tool } from "../tools/tool.js";
-import type { Toolbox } from "../tools/toolbox.js";
-import { createToolbox } from "../tools/toolbox.js";
+import { createToolbox, type Toolbox } from "../tools/toolbox.js";
 import {
   type ChildWorktree,
   openChildWorktree,
@@ -93,6 +95,7 @@ export interface BackgroundAgents {
   /** Starts the child and returns the call's result at once; it owns the child from then on. */
   start(input: AgentInput, child: PreparedChild, context: ToolContext): Promise<ToolOutput>;
 }
+
 export type { ChildTools } from "../core/part.js";
 
 export interface AgentToolOptions {
@@ -147,6 +150,9 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
     parent: NonNullable<SubagentChannel["parent"]>,
     inBackground: boolean,
   ): Promise<PreparedChild> {
+    // Named after the teammate when it has a name: its branch says whose work it holds, and
+    // its permission questions whose call they are about.
+    const naming = inBackground && input.name ? input.name : agent.name;
     let worktree: ChildWorktree | undefined;
     let tools: ChildTools | undefined;
     let provider: Provider | undefined;
@@ -155,7 +161,7 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
     const finish = () =>
       (fate ??= (async () => {
         try {
-          return await worktree?.finish(`${agent.name}: ${input.description}`);
+          return await worktree?.finish(`${naming}: ${input.description}`);
         } finally {
           await tools?.dispose();
           if (provider && agent.model !== "inherit") await provider.dispose?.();
@@ -168,9 +174,6 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
       const writesBeside =
         inBackground && !isReadOnly(agent) && workTreeRootOf(options.cwd) !== null;
       const ownTree = isolated(input, agent) || writesBeside;
-      // Named after the teammate when it has a name: its branch says whose work it holds, and
-      // its permission questions whose call they are about.
-      const naming = inBackground && input.name ? input.name : agent.name;
       if (ownTree) worktree = await openChildWorktree(options.cwd, naming);
       const workspace = worktree?.workspace;
       const childTools = await options.toolsFor(mode, naming, workspace);
