@@ -14,6 +14,7 @@ import {
   type FakeModel,
   freshSandbox,
   HOSTED_DEFAULT_TOOLS,
+  interruptWhen,
   onlySession,
   type Protocol,
   runCli,
@@ -526,30 +527,21 @@ describe.each(["anthropic", "openai", "responses"] as const)(
     it("ends the run within a few seconds on Ctrl-C during a child's sleep 30, leaving nothing running", async () => {
       const sandbox = freshSandbox();
       model.script([reply(agentCall("call_i1", "Wait.")), reply(bash("call_i2", "sleep 30"))]);
-      let killedAt = 0;
+      const interrupt = interruptWhen(
+        (seen) =>
+          seen.includes('"parent_tool_use_id":"call_i1","agentType":"general"') &&
+          seen.includes("sleep 30"),
+      );
       const run = runCli(["--output-format", "stream-json", ...model.flags, "wait"], {
         env: { ...sandbox.env, ...model.env() },
         cwd: sandbox.workspace,
-        onSpawn: (child) => {
-          let seen = "";
-          child.stdout?.on("data", (chunk: Buffer) => {
-            seen += chunk.toString();
-            if (
-              !killedAt &&
-              seen.includes('"parent_tool_use_id":"call_i1","agentType":"general"') &&
-              seen.includes("sleep 30")
-            ) {
-              killedAt = Date.now();
-              setTimeout(() => child.kill("SIGINT"), 300);
-            }
-          });
-        },
+        onSpawn: interrupt.onSpawn,
       });
       const { code, stdout } = await run;
       model.script([]);
-      expect(killedAt).toBeGreaterThan(0);
+      expect(interrupt.at()).toBeGreaterThan(0);
       expect(code).toBe(130);
-      expect(Date.now() - killedAt).toBeLessThan(5000);
+      expect(Date.now() - interrupt.at()).toBeLessThan(5000);
       expect(processesIn(sandbox.workspace)).toEqual([]);
       const events = stdout
         .trim()

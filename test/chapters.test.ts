@@ -33,6 +33,8 @@ import { createLoadedSkills } from "../src/skills/loaded-skills.js";
 import { createSkillTool } from "../src/skills/skill-tool.js";
 import { CHAPTER as TASKS } from "../src/tasks/chapter.js";
 import { startTasksPart } from "../src/tasks/start.js";
+import { CHAPTER as TEAMS } from "../src/teams/chapter.js";
+import { createTeamsPart } from "../src/teams/part.js";
 import { chooseTools } from "../src/tools/tool-set.js";
 import { CHAPTER as WEB } from "../src/web/chapter.js";
 import { WEB_FETCH } from "../src/web/fetch-gate.js";
@@ -47,6 +49,7 @@ interface Chapter {
   layerBeside: string;
   tools: readonly string[];
   inDefaultSetOf?: "hosted models" | "local models" | "no model";
+  buildsOn?: readonly string[];
 }
 
 /** Every chapter that describes itself, found by its file, not by the list it is held to. */
@@ -107,6 +110,9 @@ describe("a chapter's description", () => {
     const tasks = await startTasksPart({ tools: TASKS.tools, ...where() });
     expect(offeredBy(tasks)).toEqual([...TASKS.tools]);
     expect(createPluginsPart(where()).tools).toBeUndefined();
+    const team = createTeamsPart({ env: {}, maxTurns: 10 });
+    team.attach?.({ runsQueuedPrompts: () => "when-idle" } as PartHost);
+    expect(offeredBy(team)).toEqual([...TEAMS.tools]);
     const typescript = { command: "tsc", extensionToLanguage: { ".ts": "typescript" } };
     const lsp = await startLspPart(where({ lspServers: { typescript } }));
     expect(lsp).not.toBeNull();
@@ -116,7 +122,8 @@ describe("a chapter's description", () => {
     expect(SKILLS.tools).toEqual([createSkillTool([], createLoadedSkills([])).name]);
     expect(AGENTS.tools).toEqual([AGENT_TOOL]);
     expect(WEB.tools).toEqual([WEB_FETCH, WEB_SEARCH]);
-    const checked = ["schedule", "tasks", "plugins", "lsp", "planning", "skills", "agents", "web"];
+    const checked = ["schedule", "tasks", "teams", "plugins", "lsp"];
+    checked.push("planning", "skills", "agents", "web");
     const unchecked = described.filter((chapter) => !checked.includes(chapter.name));
     for (const chapter of unchecked) {
       // A chapter added later is held here once it offers tools; until then it says it has none.
@@ -176,9 +183,14 @@ function sourceFiles(directory: string): string[] {
 /** The files of src/ outside `folder` that import a file of it. */
 function reachedFrom(folder: string): string[] {
   const inside = join(SRC, folder) + sep;
+  // A later chapter built on this one imports it from its own folder: that is its reach.
+  const builtOnIt = described
+    .filter((chapter) => chapter.buildsOn?.includes(folder))
+    .map((chapter) => join(SRC, chapter.name) + sep);
   const IMPORT = /(?:\bfrom|\bimport)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g;
   return sourceFiles(SRC).filter((file) => {
     if (file.startsWith(inside)) return false;
+    if (builtOnIt.some((later) => file.startsWith(later))) return false;
     const text = readFileSync(file, "utf8");
     return [...text.matchAll(IMPORT)].some((match) =>
       resolve(dirname(file), match[1] as string).startsWith(inside),

@@ -130,7 +130,7 @@ describe("file tools through the CLI", () => {
     });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(
-      /--tools names an unknown tool "grep": choose from bash, read, write, edit, todo_write, skill, agent, task_create, task_list, task_get, task_update, web_fetch, web_search, cron_create, cron_list, cron_delete\./,
+      /--tools names an unknown tool "grep": choose from bash, read, write, edit, todo_write, skill, agent, task_create, task_list, task_get, task_update, send_message, web_fetch, web_search, cron_create, cron_list, cron_delete\./,
     );
   });
 

@@ -266,6 +266,7 @@ describe("the list a session is assembled from", () => {
       "agents",
       "background",
       "tasks",
+      "teams",
       "goal",
       "mcp",
       "web",

@@ -9,7 +9,7 @@ import {
   type FakeModel,
   freshSandbox,
   runCli,
-  runStreamJson,
+  runForBodies,
   type Sandbox,
   startFakeModel,
   writeUserSettings,
@@ -43,14 +43,8 @@ describe("the task board through the CLI", () => {
   afterAll(() => model.close());
 
   async function run(sandbox: Sandbox, args: string[], turns: FakeTurn[], env = {}) {
-    const ran = await runStreamJson(model, sandbox, turns, args, undefined, env);
-    const bodies = ran.requests.map((request) => JSON.parse(request.body) as Body);
-    return {
-      code: ran.result.code,
-      stderr: ran.result.stderr,
-      events: ran.events as Event[],
-      bodies,
-    };
+    const ran = await runForBodies<Body>(model, sandbox, turns, args, undefined, env);
+    return { ...ran, events: ran.events as Event[] };
   }
 
   it("offers no board tool by default", async () => {

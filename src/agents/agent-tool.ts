@@ -5,20 +5,29 @@
 // and never the `agent` tool itself. Its final text and a status line are the call's result.
 // With `isolation: "worktree"` the child works in a git worktree of its own (src/worktrees/)
 // instead of the parent's workspace, so such children may run at the same time as writers.
+// Another part may run a call in the background instead (`background`: a teammate, src/teams/):
+// the child is prepared the same way, and that part runs it and reports on it.
 
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { AGENTLOOP_BUILD } from "../core/build-info.js";
+import { workTreeRootOf } from "../core/git-directory.js";
+import type { Limit } from "../core/limits.js";
 import { inputTokensOf } from "../core/messages.js";
 import type { ChildTools } from "../core/part.js";
+import type { ToolContext, ToolOutput } from "../core/tool.js";
 import type { LoopOptions } from "../loop.js";
 import { bounded, DEFAULT_MAX_RESULT_CHARS } from "../mcp/tool-result.js";
 import type { PermissionMode } from "../permissions/policy.js";
 import type { Provider } from "../providers/provider.js";
-import { openSessionWriter, SESSION_FORMAT_VERSION } from "../session/session-file.js";
+import {
+  openSessionWriter,
+  SESSION_FORMAT_VERSION,
+  type SessionWriter,
+} from "../session/session-file.js";
 import { failure, type Tool } from "../tools/tool.js";
-import { createToolbox } from "../tools/toolbox.js";
+import { createToolbox, type Toolbox } from "../tools/toolbox.js";
 import {
   type ChildWorktree,
   openChildWorktree,
@@ -42,7 +51,50 @@ export type AgentInput = {
   prompt: string;
   subagent_type?: string;
   isolation?: "worktree";
+  /** With `background`: the name a child running beside the session is addressed by. */
+  name?: string;
+  /** With `background`: the call starts the child and returns at once. */
+  run_in_background?: boolean;
 };
+
+/** A child made ready to run, handed to the part that runs it in the background. */
+export interface PreparedChild {
+  agent: AgentDefinition;
+  agentId: string;
+  /** Its own session file, `<session dir>/agents/<id>.jsonl`: the runner records and closes it. */
+  writer: SessionWriter;
+  provider: Provider;
+  /** Its system prompt: the definition's, the environment, and its worktree's briefing. */
+  system: string;
+  /** The limits it shares with the session (its cost budget). */
+  limits: readonly Limit[];
+  /** The SubagentStop hooks' check, as a foreground child has it. */
+  beforeStop: LoopOptions["beforeStop"];
+  /** Its tools (and `extra` after them) under its mode's permission check and the hooks. */
+  toolbox(extra: readonly Tool[]): Toolbox;
+  /** Its own git worktree's copy of the workspace, when it has one. */
+  workspace: string | undefined;
+  /** A sentence for the parent when the child does not see what it sees (its worktree's). */
+  warning: string | null;
+  /** Ends it, once: commits its worktree's changes and says what became of them; frees its tools. */
+  finish(): Promise<string | undefined>;
+}
+
+/**
+ * Calls another part runs beside the session (teammates, src/teams/): the fields it adds to the
+ * tool's input, and the run it gives a child prepared as a foreground one is. A child that may
+ * write gets a worktree of its own, so children working at once never meet in one tree.
+ */
+export interface BackgroundAgents {
+  /** Properties added to the input schema (Claude Code's `name`, `run_in_background`). */
+  fields: Record<string, unknown>;
+  /** A sentence added to the tool's description. */
+  about: string;
+  /** Why this background call cannot start (a name taken, the team full), or null. */
+  refusal(input: AgentInput): string | null;
+  /** Starts the child and returns the call's result at once; it owns the child from then on. */
+  start(input: AgentInput, child: PreparedChild, context: ToolContext): Promise<ToolOutput>;
+}
 
 export type { ChildTools } from "../core/part.js";
 
@@ -72,6 +124,8 @@ export interface AgentToolOptions {
   /** How deep this tool's children are (1: the session's own), and how deep they may go. */
   depth: number;
   maxDepth: number;
+  /** Runs a call with `run_in_background` beside the session; absent, every call runs here. */
+  background?: BackgroundAgents;
 }
 
 export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
@@ -88,12 +142,107 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
   const keepsOut = (input: AgentInput, agent: AgentDefinition) =>
     isReadOnly(agent) || isolated(input, agent);
 
+  const background = options.background;
+  /** Prepares the child a call asks for: its worktree, tools, model, file and prompt. */
+  async function prepare(
+    input: AgentInput,
+    agent: AgentDefinition,
+    parent: NonNullable<SubagentChannel["parent"]>,
+    inBackground: boolean,
+  ): Promise<PreparedChild> {
+    // Named after the teammate when it has a name: its branch says whose work it holds, and
+    // its permission questions whose call they are about.
+    const naming = inBackground && input.name ? input.name : agent.name;
+    let worktree: ChildWorktree | undefined;
+    let tools: ChildTools | undefined;
+    let provider: Provider | undefined;
+    // The worktree's fate is settled once, whether the child finished or failed.
+    let fate: Promise<string | undefined> | undefined;
+    const finish = () =>
+      (fate ??= (async () => {
+        try {
+          return await worktree?.finish(`${naming}: ${input.description}`);
+        } finally {
+          await tools?.dispose();
+          if (provider && agent.model !== "inherit") await provider.dispose?.();
+        }
+      })());
+    try {
+      const mode = modeOf(agent);
+      // A child beside the session that may write gets its own tree, as `isolation` gives one,
+      // where there is a repository to make it from; elsewhere it shares the workspace.
+      const writesBeside =
+        inBackground && !isReadOnly(agent) && workTreeRootOf(options.cwd) !== null;
+      const ownTree = isolated(input, agent) || writesBeside;
+      if (ownTree) worktree = await openChildWorktree(options.cwd, naming);
+      const workspace = worktree?.workspace;
+      const childTools = await options.toolsFor(mode, naming, workspace);
+      tools = childTools;
+      // Below the deepest level a child may run agents itself, under its own mode; never in the
+      // background (a teammate has no team of its own).
+      const nested =
+        options.depth < options.maxDepth &&
+        (agent.tools?.includes(AGENT_TOOL) ?? true) &&
+        !agent.disallowedTools.includes(AGENT_TOOL)
+          ? [
+              createAgentTool({
+                ...options,
+                // A grandchild works where its parent does, unless it has a worktree of its own.
+                cwd: workspace ?? options.cwd,
+                toolsFor: (under, name, own) => options.toolsFor(under, name, own ?? workspace),
+                parentMode: () => mode,
+                depth: options.depth + 1,
+                background: undefined,
+              }) as Tool,
+            ]
+          : [];
+      const model =
+        agent.model === "inherit"
+          ? options.models.current()
+          : await options.models.start(agent.model);
+      provider = model;
+      const { agentId, writer } = openChildTranscript(
+        parent.transcriptDirectory(),
+        options.cwd,
+        model,
+      );
+      return {
+        agent,
+        agentId,
+        writer,
+        provider: model,
+        system: [agent.prompt, options.environment(), worktree?.briefing ?? ""]
+          .filter(Boolean)
+          .join("\n\n")
+          .trim(),
+        limits: parent.limits,
+        beforeStop: options.stopCheck?.({
+          type: agent.name,
+          id: agentId,
+          transcript: writer.path,
+        }),
+        toolbox: (extra) =>
+          createToolbox(
+            [...offered(childTools.tools, agent), ...nested, ...extra],
+            childTools.checkPermission,
+            childTools.hooks,
+          ),
+        workspace,
+        warning: worktree?.warning ?? null,
+        finish,
+      };
+    } catch (error) {
+      await finish().catch(() => undefined);
+      throw error;
+    }
+  }
+
   let description: string | undefined;
   return {
     name: AGENT_TOOL,
     get description() {
       description ??= agentToolDescription(options.agents, options.listBudget?.());
-      return description;
+      return background ? `${description}\n${background.about}` : description;
     },
     inputSchema: {
       type: "object",
@@ -113,6 +262,7 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
           description:
             "worktree: a new git worktree and branch from HEAD, so several agents may write at once; changes are committed on it.",
         },
+        ...background?.fields,
       },
       required: ["description", "prompt"],
     },
@@ -131,62 +281,30 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
       }
       const parent = options.channel.parent;
       if (!parent) return failure("The agent tool runs only inside a session.");
-      const release = keepsOut(input, agent) ? await slots.take() : () => undefined;
-      let tools: ChildTools | undefined;
-      let provider: Provider | undefined;
-      let worktree: ChildWorktree | undefined;
-      // The worktree's fate is settled once, whether the child finished or failed.
-      let fate: Promise<string> | undefined;
-      const settle = () => (fate ??= worktree?.finish(`${agent.name}: ${input.description}`));
+      const beside = input.run_in_background === true ? background : undefined;
+      const refusal = beside?.refusal(input);
+      if (refusal) return failure(refusal);
+      const release = !beside && keepsOut(input, agent) ? await slots.take() : () => undefined;
+      let child: PreparedChild | undefined;
       try {
-        const mode = modeOf(agent);
-        if (isolated(input, agent)) worktree = await openChildWorktree(options.cwd, agent.name);
-        const workspace = worktree?.workspace;
-        tools = await options.toolsFor(mode, agent.name, workspace);
-        // Below the deepest level a child may run agents itself, under its own mode.
-        const nested =
-          options.depth < options.maxDepth &&
-          (agent.tools?.includes(AGENT_TOOL) ?? true) &&
-          !agent.disallowedTools.includes(AGENT_TOOL)
-            ? [
-                createAgentTool({
-                  ...options,
-                  // A grandchild works where its parent does, unless it has a worktree of its own.
-                  cwd: workspace ?? options.cwd,
-                  toolsFor: (under, name, own) => options.toolsFor(under, name, own ?? workspace),
-                  parentMode: () => mode,
-                  depth: options.depth + 1,
-                }) as Tool,
-              ]
-            : [];
-        provider =
-          agent.model === "inherit"
-            ? options.models.current()
-            : await options.models.start(agent.model);
-        const directory = parent.transcriptDirectory();
-        const { agentId, writer } = openChildTranscript(directory, options.cwd, provider);
+        child = await prepare(input, agent, parent, beside !== undefined);
+        if (beside) {
+          const handed = child;
+          child = undefined;
+          return await beside.start(input, handed, context);
+        }
+        const { agentId, writer, provider } = child;
         const model = provider.model;
         const parent_tool_use_id = context.toolUseId ?? "";
         const outcome = await runChild({
           provider,
-          toolbox: createToolbox(
-            [...offered(tools.tools, agent), ...nested],
-            tools.checkPermission,
-            tools.hooks,
-          ),
-          system: [agent.prompt, options.environment(), worktree?.briefing ?? ""]
-            .filter(Boolean)
-            .join("\n\n")
-            .trim(),
+          toolbox: child.toolbox([]),
+          system: child.system,
           prompt: input.prompt,
           maxTurns: agent.maxTurns,
           signal: context.signal,
-          limits: parent.limits,
-          beforeStop: options.stopCheck?.({
-            type: agent.name,
-            id: agentId,
-            transcript: writer.path,
-          }),
+          limits: child.limits,
+          beforeStop: child.beforeStop,
           writer,
           onEvent: (event) =>
             options.channel.emit({
@@ -206,11 +324,11 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
           toolCalls: outcome.toolCalls,
           tokens: inputTokensOf(outcome.usage) + outcome.usage.output_tokens,
           costUsd: outcome.costUsd,
-          worktree: await settle(),
+          worktree: await child.finish(),
         });
-        const content = bounded(worktree?.warning ? `${report}\n${worktree.warning}` : report, {
+        const content = bounded(child.warning ? `${report}\n${child.warning}` : report, {
           maxChars: DEFAULT_MAX_RESULT_CHARS,
-          outputDirectory: directory,
+          outputDirectory: parent.transcriptDirectory(),
           toolName: `agent-${agentId}`,
         });
         return {
@@ -221,10 +339,8 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput> {
         if (error instanceof WorktreeRefusal) return failure(error.message);
         return failure(`The ${type} agent could not run: ${(error as Error).message}`);
       } finally {
-        await settle()?.catch(() => undefined);
+        await child?.finish().catch(() => undefined);
         release();
-        await tools?.dispose();
-        if (provider && agent.model !== "inherit") await provider.dispose?.();
       }
     },
   };

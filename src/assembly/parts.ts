@@ -32,6 +32,8 @@ import { CHAPTER as SKILLS } from "../skills/chapter.js";
 import type { LoadedSkills } from "../skills/loaded-skills.js";
 import type { Skill } from "../skills/skill.js";
 import { CHAPTER as TASKS } from "../tasks/chapter.js";
+import { CHAPTER as TEAMS } from "../teams/chapter.js";
+import type { TeamsPart } from "../teams/part.js";
 import type { ChapterTools, ToolName } from "../tools/tool-set.js";
 import { CHAPTER as WEB } from "../web/chapter.js";
 import type { SessionIO } from "./session-io.js";
@@ -107,6 +109,26 @@ export interface PartEntry extends ChapterTools {
   start(context: PartContext): Promise<SessionPart | null>;
 }
 
+/**
+ * The team of a session that has one (src/teams/), made once for the entries that need it: the
+ * agents' (its tool starts teammates), the board's (a lead has one) and its own.
+ */
+const teams = new WeakMap<PartContext, Promise<TeamsPart | null>>();
+function teamOf(context: PartContext): Promise<TeamsPart | null> {
+  let team = teams.get(context);
+  if (!team) {
+    team = import("../teams/start.js").then(({ startTeamsPart }) =>
+      startTeamsPart({
+        ...context,
+        flag: context.options.teams === true,
+        maxTurns: context.options.maxTurns,
+      }),
+    );
+    teams.set(context, team);
+  }
+  return team;
+}
+
 export const SESSION_PARTS: readonly PartEntry[] = [
   // First: what its plugins add is read by the hooks, skills, agents and mcp below.
   {
@@ -161,12 +183,14 @@ export const SESSION_PARTS: readonly PartEntry[] = [
     ...AGENTS,
     async start(context) {
       if (!context.partTools.includes("agent")) return null;
-      const [{ createAgentsPart }, { catalogBudget }, hooks, contextWindow] = await Promise.all([
-        import("../agents/part.js"),
-        import("../skills/catalog.js"),
-        context.hooks,
-        context.contextWindow,
-      ]);
+      const [{ createAgentsPart }, { catalogBudget }, hooks, contextWindow, team] =
+        await Promise.all([
+          import("../agents/part.js"),
+          import("../skills/catalog.js"),
+          context.hooks,
+          context.contextWindow,
+          teamOf(context),
+        ]);
       // The list of agents takes the skills' catalog's share of the window.
       const listBudget = catalogBudget(contextWindow);
       return createAgentsPart({
@@ -179,6 +203,7 @@ export const SESSION_PARTS: readonly PartEntry[] = [
         stopCheck: hooks.sessionHooks?.subagentStopCheck,
         listBudget: () => listBudget,
         onNotice: context.notice,
+        background: team?.agents,
       });
     },
   },
@@ -186,11 +211,15 @@ export const SESSION_PARTS: readonly PartEntry[] = [
   {
     ...TASKS,
     async start(context) {
-      const { startTasksPart } = await import("../tasks/start.js");
-      const { partTools: tools, cwd: workspace, env } = context;
-      return startTasksPart({ tools, workspace, env, settings: context.settings });
+      const [{ startTasksPart }, team] = await Promise.all([
+        import("../tasks/start.js"),
+        teamOf(context),
+      ]);
+      const { partTools: tools, cwd: workspace, env, settings } = context;
+      return startTasksPart({ tools, workspace, env, settings, team: team !== null });
     },
   },
+  { ...TEAMS, start: teamOf },
   {
     ...GOAL,
     async start(context) {

@@ -37,6 +37,8 @@ export interface SessionOptions {
   writableGitDir?: boolean;
   /** Memory across sessions on (--memory), whatever the user's settings say. */
   memory?: boolean;
+  /** Agent teams on (--teams), whatever the user's settings say. */
+  teams?: boolean;
   /** The goal the session works toward, and its judge (--goal, --goal-model, --goal-max-turns). */
   goal?: GoalOptions;
 }

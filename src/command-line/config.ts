@@ -96,6 +96,8 @@ Options:
   --writable-git-dir             let sandboxed commands write the repository's .git (git add,
                                  commit; or "sandbox": {"writableGitDir": true} in your settings)
   --memory                       remember across sessions (or "memory": true in your settings)
+  --teams                        the agent tool may start teammates that work beside the session
+                                 and message each other (or "teams": true in your settings)
   --cwd DIR                      work in DIR instead of the current directory
   --worktree [NAME]              work in a new git worktree on the branch agentloop/NAME, removed
                                  at the end if nothing changed (docs/worktrees.md)
@@ -182,6 +184,7 @@ export function parseCommandLine(argv: string[], currentDirectory = process.cwd(
     allowNetwork: values["allow-network"] ?? false,
     writableGitDir: values["writable-git-dir"] ?? false,
     memory: values.memory ?? false,
+    teams: values.teams ?? false,
     goal: {
       condition: values.goal === undefined ? undefined : goalCondition(values.goal, "--goal"),
       model: values["goal-model"],
@@ -224,6 +227,7 @@ function parseFlags(argv: string[]) {
       "allow-network": { type: "boolean" },
       "writable-git-dir": { type: "boolean" },
       memory: { type: "boolean" },
+      teams: { type: "boolean" },
       cwd: { type: "string" },
       port: { type: "string" },
       open: { type: "boolean" },

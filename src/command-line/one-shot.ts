@@ -94,6 +94,11 @@ export async function runOneShot(options: OneShotOptions): Promise<number> {
         controller.signal.addEventListener("abort", () => resolve(), { once: true });
       });
     }
+    // Ctrl-C while the run waited for a part's work (a teammate's) interrupts the run all the same.
+    if (controller.signal.aborted && stop.reason !== "interrupted") {
+      const detail = "Interrupted by the user.";
+      stop = { type: "stop", reason: "interrupted", detail, finalText: stop.finalText };
+    }
   } finally {
     progress.stop();
     process.off("SIGINT", interrupt);

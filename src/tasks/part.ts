@@ -3,11 +3,11 @@
 // so --continue and --resume find it again). Each change is an event the terminal, the viewer
 // and stream-json show; the board is restated beside a compaction's summary; /board shows it.
 
-import { basename } from "node:path";
 import type { PartEvent } from "../core/events.js";
 import type { PartHost, SessionPart } from "../core/part.js";
 import type { Tool } from "../core/tool.js";
 import { type Board, openBoard } from "./board.js";
+import { boardIdOf } from "./board-id.js";
 import type { BoardTask } from "./board-rules.js";
 import { boardSummary, taskLine } from "./board-text.js";
 import { type BoardToolName, createBoardTools } from "./board-tools.js";
@@ -30,7 +30,7 @@ export function createTasksPart(options: TasksPartOptions): SessionPart {
   // The session's board: its id follows the session (another after /clear or /resume).
   const board = (): Board => {
     if (!host) throw new Error("The task board is used before its session attached it.");
-    const id = options.shared ?? basename(host.directory());
+    const id = boardIdOf(options.shared, host.directory());
     if (opened?.id !== id) opened = openBoard(id, options.env);
     return opened;
   };

@@ -3,6 +3,7 @@
 // "tasks": true in a settings file. By default a session has none, so the first request of a
 // session that does not use the board stays as it was. AGENTLOOP_TASK_LIST_ID names a board
 // that sessions share (Claude Code's CLAUDE_CODE_TASK_LIST_ID); else a session has its own.
+// A session that leads a team (src/teams/) has the board too: its teammates work from it.
 
 import { ConfigError } from "../core/errors.js";
 import type { SessionPart } from "../core/part.js";
@@ -18,9 +19,12 @@ export async function startTasksPart(input: {
   env: NodeJS.ProcessEnv;
   /** The settings files as the session's start-up read them; absent, read now. */
   settings?: ProjectSettings;
+  /** The session leads a team: the board is on, whatever the settings say. */
+  team?: boolean;
 }): Promise<SessionPart | null> {
   const named = CHAPTER.tools.filter((name) => input.tools.includes(name));
-  const offered: readonly BoardToolName[] = (await boardTurnedOn(input)) ? CHAPTER.tools : named;
+  const on = input.team === true || (await boardTurnedOn(input));
+  const offered: readonly BoardToolName[] = on ? CHAPTER.tools : named;
   if (offered.length === 0) return null;
   const shared = input.env.AGENTLOOP_TASK_LIST_ID || undefined;
   if (shared !== undefined && !BOARD_ID.test(shared)) {

@@ -1,6 +1,7 @@
 // Runs the built CLI (dist/cli.js) as a real subprocess against a fake model server, in a
 // throwaway home and workspace, and collects what it printed and how it exited.
 
+import type { ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -253,6 +254,26 @@ export function runCli(args: string[], options: ProcessOptions): Promise<Process
   return runProcess(process.execPath, [CLI, ...args], options);
 }
 
+/**
+ * Ctrl-C for a run: its `onSpawn` sends SIGINT 300 ms after the run's stdout first shows what
+ * `ready` looks for; `at()` is when it saw it (0 while it has not).
+ */
+export function interruptWhen(ready: (stdout: string) => boolean) {
+  let at = 0;
+  return {
+    at: () => at,
+    onSpawn(child: ChildProcess) {
+      let seen = "";
+      child.stdout?.on("data", (chunk: Buffer) => {
+        seen += chunk.toString();
+        if (at || !ready(seen)) return;
+        at = Date.now();
+        setTimeout(() => child.kill("SIGINT"), 300);
+      });
+    },
+  };
+}
+
 /** What `--output-format stream-json` printed: one object per line. */
 /** The first request of a run that `args` make in a fresh sandbox, the model answering "Hi.". */
 export async function firstRequestOf<Body>(model: FakeModel, args: string[]): Promise<Body> {
@@ -296,6 +317,17 @@ export async function runStreamJson(
   model.script([]);
   const events = jsonLines<Record<string, unknown> & { type: string }>(result.stdout);
   return { result, events, requests: model.requests().slice(before) };
+}
+
+/** runStreamJson, said shortly: how it exited, its events, and each request's body as JSON. */
+export async function runForBodies<Body>(...run: Parameters<typeof runStreamJson>) {
+  const ran = await runStreamJson(...run);
+  return {
+    code: ran.result.code,
+    stderr: ran.result.stderr,
+    events: ran.events,
+    bodies: ran.requests.map((request) => JSON.parse(request.body) as Body),
+  };
 }
 
 /** The only session file written in this sandbox, read back. */

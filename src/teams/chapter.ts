@@ -1,0 +1,18 @@
+// What the rest of agentloop needs to know about this chapter, said once, here: the layer its
+// folder sits in (scripts/check-layers.ts reads it) and the names of its tools, which --tools
+// and the "tools" setting accept (src/assembly/parts.ts passes them). It imports nothing, so
+// reading it loads nothing of the chapter.
+
+export const CHAPTER = {
+  name: "teams",
+  /** Its folder is in the layer of this part: it runs loops of its own, as subagents do. */
+  layerBeside: "agents",
+  /**
+   * The chapters it is built on: its own files import theirs (a teammate is an agent working from
+   * the board), which is this chapter's reach, not theirs (test/chapters.test.ts counts it so).
+   */
+  buildsOn: ["agents", "tasks"],
+  tools: ["send_message"],
+  /** Offered only to a session that leads a team ("teams": true or --teams), whatever the list. */
+  inDefaultSetOf: "no model",
+} as const;
