@@ -150,6 +150,10 @@ export async function assembleSession(
     readSandboxSettings(options.cwd, userEnv, read),
   ]);
   if (sandboxSettings.ignored) notice(sandboxSettings.ignored);
+  // Awaited here, before the sandbox's trial run and the provider start: from there on nothing is
+  // awaited until all of them are settled together below, so a failure of one (no bwrap, no model
+  // file) is that one sentence, never a rejection Node finds unhandled while something else waits.
+  const sources = await sourcesFound;
   const writableGitDir = options.writableGitDir === true || sandboxSettings.writableGitDir;
   const redact = createRedactor(secretValues(env));
   // Beside the session file, in the directory of the session that started them.
@@ -188,17 +192,15 @@ export async function assembleSession(
     planning.modeChanged(next);
   });
   // A project's hooks may need a question answered before the session starts.
-  const preparedHooks = sourcesFound.then((sources) =>
-    prepareHooks({
-      ...atStart,
-      sources,
-      permissionMode: modes.current,
-      session: () => ({ id: writer.id, transcriptPath: writer.path }),
-      ask: mode === "ask" ? io.approveProjectHooks : undefined,
-      onNotice: notice,
-      onRunNotice: io.notice,
-    }),
-  );
+  const preparedHooks = prepareHooks({
+    ...atStart,
+    sources,
+    permissionMode: modes.current,
+    session: () => ({ id: writer.id, transcriptPath: writer.path }),
+    ask: mode === "ask" ? io.approveProjectHooks : undefined,
+    onNotice: notice,
+    onRunNotice: io.notice,
+  });
   const thinking = chooseThinking({
     effort: options.effort,
     thinking: options.thinking,
@@ -233,7 +235,6 @@ export async function assembleSession(
     contextWindowOf(choice, made),
   );
   // Knowledge by files: read from the real environment only, as the settings are.
-  const sources = await sourcesFound;
   const skills = findSkills({ cwd: options.cwd, env: userEnv, read, sources });
   const loadedSkills = createLoadedSkills(skillsInHistory(file.messages));
   const memory = readProjectMemory({ cwd: options.cwd, env: userEnv });
