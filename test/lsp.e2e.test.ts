@@ -5,7 +5,7 @@
 // (test/support/fake-language-server.mjs) crashes, hangs or publishes late on purpose.
 
 import { execFileSync } from "node:child_process";
-import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -21,6 +21,7 @@ const modules = resolve(import.meta.dirname, "../node_modules");
 const TSC_7 = join(modules, "typescript-7/bin/tsc");
 const PYRIGHT = join(modules, "pyright/langserver.index.js");
 const FAKE_SERVER = resolve(import.meta.dirname, "support/fake-language-server.mjs");
+const LAUNCHER = resolve(import.meta.dirname, "support/lsp-launcher.mjs");
 /** Generous for a loaded machine: a real server's first answer includes its start. */
 const REAL_WAIT_MS = 30_000;
 
@@ -253,6 +254,26 @@ describe("a language server's diagnostics after each edit", () => {
     ]);
   }, 60_000);
 
+  it("a server started through a launcher leaves no process behind when the session ends", async () => {
+    const sandbox = freshSandbox();
+    const pidFile = join(sandbox.home, "server.pid");
+    const launched = { ...fake("hang", 1000), args: [LAUNCHER, "hang"] };
+    configure(sandbox, { launched: { ...launched, env: { FAKE_LSP_PID_FILE: pidFile } } });
+    const { result } = await runStreamJson(
+      model,
+      sandbox,
+      [
+        reply(toolUse("w1", "write", { file_path: "a.ts", content: "export const n = 1;\n" })),
+        reply(text("Done.")),
+      ],
+      ["-p", "a"],
+    );
+    expect(result.code).toBe(0);
+    const server = Number(readFileSync(pidFile, "utf8"));
+    expect(server).toBeGreaterThan(0);
+    await expect.poll(() => isRunning(server), { timeout: 5_000 }).toBe(false);
+  }, 60_000);
+
   it("a server that crashes is said once, started again twice, then left; the edits get nothing", async () => {
     const sandbox = freshSandbox();
     configure(sandbox, { crashy: fake("crash", 1000) });
@@ -340,3 +361,13 @@ describe("a language server's diagnostics after each edit", () => {
     expect(roots).toEqual([sandbox.workspace, join(sandbox.workspace, "other")]);
   }, 120_000);
 });
+
+/** Whether process `pid` still runs (a zombie waiting to be reaped counts as ended). */
+function isRunning(pid: number): boolean {
+  try {
+    const state = /\) (\S)/.exec(readFileSync(`/proc/${pid}/stat`, "utf8"))?.[1];
+    return state !== undefined && state !== "Z";
+  } catch {
+    return false;
+  }
+}

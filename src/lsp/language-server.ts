@@ -58,11 +58,22 @@ export function startLanguageServer(
   root: string,
   onStop: (why: string) => void,
 ): LanguageServer {
+  // In a process group of its own, ended whole when the server stops: a server started through
+  // a launcher (TypeScript 7's `tsc` on Node 20 runs its native binary as a child) would
+  // otherwise leave that child running, still writing its caches, once the launcher is killed.
   const child = spawn(config.command, config.args, {
     cwd: root,
     env: { ...process.env, ...config.env },
     stdio: ["pipe", "pipe", "ignore"],
+    detached: true,
   });
+  const killGroup = () => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // The group has ended already.
+    }
+  };
   let stoppedWhy: string | null = null;
   let stopping = false;
   const documents = new Map<string, OpenDocument>();
@@ -121,7 +132,7 @@ export function startLanguageServer(
     // A server that does not answer in time is of no use: it is ended, and said so once.
     if (stoppedWhy === null) {
       end(`it did not start: ${error.message}`);
-      child.kill("SIGKILL");
+      killGroup();
     }
   });
 
@@ -200,9 +211,10 @@ export function startLanguageServer(
         child.kill("SIGTERM");
       }
       const exited = new Promise((resolve) => child.once("exit", resolve));
-      const timer = setTimeout(() => child.kill("SIGKILL"), 1_000);
+      const timer = setTimeout(killGroup, 1_000);
       if (child.exitCode === null && child.signalCode === null) await exited;
       clearTimeout(timer);
+      killGroup();
       end("the session ended");
     },
   };

@@ -1,10 +1,17 @@
 // A language server that misbehaves on purpose, for the cases a real one does not show at will:
 //   crash  exits with code 3 as soon as it is asked to initialize;
-//   hang   reads everything and never answers;
+//   hang   reads everything and never answers, and stays when its input closes (busy, as a real
+//          server writing its caches may be) until it is killed;
 //   late   answers, then publishes an error for each version it is told, 1.5 s later.
-// Speaks LSP's Content-Length framing on stdin and stdout, as a real server does.
+// Speaks LSP's Content-Length framing on stdin and stdout, as a real server does. With
+// FAKE_LSP_PID_FILE set, it writes its process id there, for a test to see whether it outlived agentloop.
 
+import { writeFileSync } from "node:fs";
+
+if (process.env.FAKE_LSP_PID_FILE)
+  writeFileSync(process.env.FAKE_LSP_PID_FILE, String(process.pid));
 const mode = process.argv[2];
+if (mode === "hang") setInterval(() => {}, 60_000);
 let buffer = Buffer.alloc(0);
 
 function send(message) {
