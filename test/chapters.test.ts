@@ -23,6 +23,7 @@ import { SESSION_PARTS } from "../src/assembly/parts.js";
 import { parseCommandLine, USAGE } from "../src/command-line/config.js";
 import type { ChapterFlag } from "../src/core/chapter-flags.js";
 import type { PartHost, SessionPart } from "../src/core/part.js";
+import { heldPart, USER_ONLY_KEYS } from "../src/core/project-settings.js";
 import { startLspPart } from "../src/lsp/part.js";
 import { CHAPTER as PLANNING } from "../src/planning/chapter.js";
 import { createTodoList } from "../src/planning/todo-list.js";
@@ -53,6 +54,7 @@ interface Chapter {
   inDefaultSetOf?: "hosted models" | "local models" | "no model";
   buildsOn?: readonly string[];
   flags?: readonly ChapterFlag[];
+  userOnlySettings?: readonly string[];
 }
 
 /** Every chapter that describes itself, found by its file, not by the list it is held to. */
@@ -184,6 +186,20 @@ describe("a chapter's description", () => {
       const { flags: given } = parseCommandLine(argv, "/p") as { flags: Record<string, unknown> };
       expect(given, flag.name).toEqual({ [flag.name]: expected });
     }
+  });
+
+  it("names the settings keys only the person's own file may set, which core and the docs hold", () => {
+    // The keys core keeps for itself: what lets a project's settings and .env in, and the sandbox.
+    const cores = ["allowProjectSettings", "allowProjectDotenv", "sandbox"];
+    const chapters = described.flatMap((chapter) => chapter.userOnlySettings ?? []);
+    expect(chapters).toEqual(expect.arrayContaining(["memory", "teams", "webFetch"]));
+    expect([...USER_ONLY_KEYS].sort()).toEqual([...cores, ...chapters].sort());
+    // A project's file that sets one asks no approval: it would be ignored anyway.
+    for (const key of chapters) expect(heldPart({ [key]: true }), key).toEqual({});
+    const safety = readFileSync(join(DOCS, "safety.md"), "utf8");
+    const start = safety.indexOf("Some keys only your own settings may set");
+    const paragraph = safety.slice(start, safety.indexOf("\n\n", start));
+    for (const key of USER_ONLY_KEYS) expect(paragraph, key).toContain(`\`${key}\``);
   });
 
   it("is held to the docs: the tools page's table names each tool and its default set", () => {

@@ -101,6 +101,11 @@ export interface PartEntry extends ChapterTools, ChapterFlags {
   /** The part whose layer its folder is in (scripts/check-layers.ts); a library's has none. */
   layerBeside?: string;
   /**
+   * Keys of the settings files only the person's own may set, never a project's: core's
+   * USER_ONLY_KEYS must hold them (test/chapters.test.ts), since core cannot read this list.
+   */
+  userOnlySettings?: readonly string[];
+  /**
    * Folders of skills, commands, agents, hooks and MCP servers it adds beside the person's own
    * (the enabled plugins'), asked once before any part starts: the assembly hands them to the
    * parts that read each kind (`PartContext.sources`).

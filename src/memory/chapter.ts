@@ -9,6 +9,8 @@ export const CHAPTER = {
   /** Its folder is in the layer of this part: each runs beside the loop's own steps. */
   layerBeside: "compaction",
   tools: [],
+  /** Keys only the person's own settings may set (USER_ONLY_KEYS in core/project-settings.ts). */
+  userOnlySettings: ["memory"],
   /** On, whatever the person's settings say; the part reads it as PartContext.flags.memory. */
   flags: [
     {

@@ -15,6 +15,8 @@ export const CHAPTER = {
   tools: ["send_message"],
   /** Offered only to a session that leads a team ("teams": true or --teams), whatever the list. */
   inDefaultSetOf: "no model",
+  /** Keys only the person's own settings may set (USER_ONLY_KEYS in core/project-settings.ts). */
+  userOnlySettings: ["teams"],
   /** A team, whatever the person's settings say; start.ts reads it as PartContext.flags.teams. */
   flags: [
     {
