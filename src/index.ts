@@ -24,6 +24,7 @@ export {
   createCompaction,
 } from "./compaction/compaction.js";
 export type { BackgroundTask, BackgroundTaskStatus } from "./core/background-task.js";
+export type { ChapterFlag, FlagValues } from "./core/chapter-flags.js";
 export type { ComponentSource, ComponentSources } from "./core/component-sources.js";
 export { ConfigError, ProviderError, type ProviderErrorKind } from "./core/errors.js";
 export type {

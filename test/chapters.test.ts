@@ -1,6 +1,6 @@
 // A chapter that describes itself once (src/NAME/chapter.ts), spread into its entry of the list
-// the session is assembled from (SESSION_PARTS): the layer checker, --tools and the docs read
-// that description or are held to it here, so no hand-kept list can drift from what the chapter
+// the session is assembled from (SESSION_PARTS): the layer checker, --tools, the command line's
+// flags, --help and the docs read that description or are held to it here, so no hand-kept list can drift from what the chapter
 // really is. And the rule the descriptions serve: a chapter reaches at most three files of src/
 // outside its folder.
 
@@ -20,7 +20,10 @@ import { LAYERS, layerOf } from "../scripts/check-layers.js";
 import { AGENT_TOOL } from "../src/agents/agent-tool.js";
 import { CHAPTER as AGENTS } from "../src/agents/chapter.js";
 import { SESSION_PARTS } from "../src/assembly/parts.js";
+import { parseCommandLine, USAGE } from "../src/command-line/config.js";
+import type { ChapterFlag } from "../src/core/chapter-flags.js";
 import type { PartHost, SessionPart } from "../src/core/part.js";
+import { heldPart, USER_ONLY_KEYS } from "../src/core/project-settings.js";
 import { startLspPart } from "../src/lsp/part.js";
 import { CHAPTER as PLANNING } from "../src/planning/chapter.js";
 import { createTodoList } from "../src/planning/todo-list.js";
@@ -50,6 +53,8 @@ interface Chapter {
   tools: readonly string[];
   inDefaultSetOf?: "hosted models" | "local models" | "no model";
   buildsOn?: readonly string[];
+  flags?: readonly ChapterFlag[];
+  userOnlySettings?: readonly string[];
 }
 
 /** Every chapter that describes itself, found by its file, not by the list it is held to. */
@@ -156,6 +161,47 @@ describe("a chapter's description", () => {
     expect(offeredBy(part)).toEqual(["cron_list"]);
   });
 
+  it("lists its flags in --help, each once, and the command line hands their values to its part", () => {
+    const lines = USAGE.split("\n");
+    const flags = described.flatMap((chapter) => chapter.flags ?? []);
+    expect(flags.map((flag) => flag.name)).toEqual(
+      expect.arrayContaining(["memory", "teams", "goal", "goal-model", "goal-max-turns"]),
+    );
+    for (const flag of flags) {
+      // Its own line, and no other flag's, built in or a chapter's, starts with its name.
+      const named = lines.flatMap((line, index) =>
+        new RegExp(`^  --${flag.name}(?: \\S+)? `).test(line) ? [index] : [],
+      );
+      expect(named, flag.name).toHaveLength(1);
+      const at = named[0] as number;
+      // Its help in the options' column, each line of it under the first.
+      const help = lines.slice(at, at + flag.help.length).map((line) => line.slice(33));
+      expect(help, flag.name).toEqual([...flag.help]);
+      expect(lines[at]?.slice(0, 33).trim(), flag.name).toBe(
+        flag.valueName ? `--${flag.name} ${flag.valueName}` : `--${flag.name}`,
+      );
+      const argv = flag.kind === "boolean" ? [`--${flag.name}`] : [`--${flag.name}`, "3"];
+      const expected =
+        flag.kind === "boolean" ? true : (flag.check?.("3", `--${flag.name}`) ?? "3");
+      const { flags: given } = parseCommandLine(argv, "/p") as { flags: Record<string, unknown> };
+      expect(given, flag.name).toEqual({ [flag.name]: expected });
+    }
+  });
+
+  it("names the settings keys only the person's own file may set, which core and the docs hold", () => {
+    // The keys core keeps for itself: what lets a project's settings and .env in, and the sandbox.
+    const cores = ["allowProjectSettings", "allowProjectDotenv", "sandbox"];
+    const chapters = described.flatMap((chapter) => chapter.userOnlySettings ?? []);
+    expect(chapters).toEqual(expect.arrayContaining(["memory", "teams", "webFetch"]));
+    expect([...USER_ONLY_KEYS].sort()).toEqual([...cores, ...chapters].sort());
+    // A project's file that sets one asks no approval: it would be ignored anyway.
+    for (const key of chapters) expect(heldPart({ [key]: true }), key).toEqual({});
+    const safety = readFileSync(join(DOCS, "safety.md"), "utf8");
+    const start = safety.indexOf("Some keys only your own settings may set");
+    const paragraph = safety.slice(start, safety.indexOf("\n\n", start));
+    for (const key of USER_ONLY_KEYS) expect(paragraph, key).toContain(`\`${key}\``);
+  });
+
   it("is held to the docs: the tools page's table names each tool and its default set", () => {
     const table = readFileSync(join(DOCS, "tools.md"), "utf8");
     const architecture = readFileSync(join(DOCS, "architecture.md"), "utf8");
@@ -217,6 +263,14 @@ describe("a chapter's reach", () => {
       const most = WIDER_THAN_THE_RULE[chapter.name] ?? 3;
       const said = `${chapter.name} reaches ${reached.join(", ")}`;
       expect(reached.length, said).toBeLessThanOrEqual(most);
+    }
+  });
+
+  it("leaves the command line and the session options alone: a chapter declares its own flags", () => {
+    for (const chapter of described) {
+      const reached = reachedFrom(chapter.name).map((file) => relative(SRC, file));
+      expect(reached, chapter.name).not.toContain(join("command-line", "config.ts"));
+      expect(reached, chapter.name).not.toContain(join("assembly", "session-options.ts"));
     }
   });
 

@@ -67,6 +67,14 @@ describe("the command line", () => {
         "auto",
         "--allow-network",
         "--writable-git-dir",
+        "--memory",
+        "--teams",
+        "--goal",
+        "  tests pass ",
+        "--goal-model",
+        "judge-m",
+        "--goal-max-turns",
+        "3",
         "task",
       ],
       "/p",
@@ -86,9 +94,20 @@ describe("the command line", () => {
       writableGitDir: true,
       prompt: "task",
     });
+    // The chapters' own flags (src/NAME/chapter.ts), checked, for their parts to read.
+    expect(options).toMatchObject({
+      flags: {
+        memory: true,
+        teams: true,
+        goal: "tests pass",
+        "goal-model": "judge-m",
+        "goal-max-turns": 3,
+      },
+    });
     expect(parseCommandLine(["--continue"], "/p")).toMatchObject({
       resume: { latest: true },
       writableGitDir: false,
+      flags: {},
     });
     expect(parseCommandLine(["--dangerously-skip-permissions"], "/p")).toMatchObject({
       permissionMode: "yolo",
@@ -116,6 +135,12 @@ describe("the command line", () => {
     [["--bogus"], /Unknown option '--bogus'.*agentloop --help/],
     [["--continue", "--resume", "x"], /either --continue or --resume/],
     [["--max-cost", "0"], /--max-cost must be a positive number/],
+    [["--goal", "  "], /^--goal needs a condition, for example --goal "npm test passes"\.$/],
+    [
+      ["--goal-max-turns", "0"],
+      /^--goal-max-turns must be a whole number of at least 1, got "0"\.$/,
+    ],
+    [["--memory=on"], /Option '--memory' does not take an argument.*agentloop --help/],
   ])("rejects %j with one sentence", (argv, message) => {
     expect(() => parseCommandLine(argv, "/p")).toThrow(message);
   });

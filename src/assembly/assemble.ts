@@ -262,7 +262,7 @@ export async function assembleSession(
     planning,
     background,
     startModel: (name) => started(resolveModel(name, resolved.preset)),
-    memory: options.memory ?? false,
+    flags: options.flags ?? {},
     redact,
   });
   const outcome = await Promise.allSettled([

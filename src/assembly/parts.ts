@@ -3,8 +3,8 @@
 // compaction's summary and of the events that follow a loop event (docs/architecture.md).
 // A part that a session does not use is not loaded: its entry imports it only when it starts.
 // A chapter that describes itself (src/NAME/chapter.ts) is spread into its entry, so this list
-// is also where the layer checker and --tools find every such chapter: adding one is its folder
-// and its line here.
+// is also where the layer checker, --tools, the command line's flags and --help find every such
+// chapter: adding one is its folder and its line here.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { CHAPTER as AGENTS } from "../agents/chapter.js";
 import { CHAPTER as BACKGROUND } from "../background/chapter.js";
 import type { BackgroundPart } from "../background/part.js";
+import type { ChapterFlags, FlagValues } from "../core/chapter-flags.js";
 import type { ComponentSources } from "../core/component-sources.js";
 import type { SessionPart } from "../core/part.js";
 import type { ProjectSettings } from "../core/project-settings.js";
@@ -79,8 +80,8 @@ export interface PartContext {
   background: BackgroundPart;
   /** Another model of the session's provider. */
   startModel(name: string): Promise<Provider>;
-  /** --memory: memory across sessions on, whatever the user's settings say. */
-  memory: boolean;
+  /** The chapters' flags the front end was given (`PartEntry.flags`): each part reads its own. */
+  flags: FlagValues;
   /** What tool output goes through before the model or a file sees it: secrets replaced. */
   redact(text: string): string;
 }
@@ -94,11 +95,16 @@ export interface SettingsWhere {
 }
 
 /** One chapter in the list: its description (src/NAME/chapter.ts, when it has one) and its start. */
-export interface PartEntry extends ChapterTools {
+export interface PartEntry extends ChapterTools, ChapterFlags {
   /** Its folder's name, when it has one (src/NAME/). */
   name: string;
   /** The part whose layer its folder is in (scripts/check-layers.ts); a library's has none. */
   layerBeside?: string;
+  /**
+   * Keys of the settings files only the person's own may set, never a project's: core's
+   * USER_ONLY_KEYS must hold them (test/chapters.test.ts), since core cannot read this list.
+   */
+  userOnlySettings?: readonly string[];
   /**
    * Folders of skills, commands, agents, hooks and MCP servers it adds beside the person's own
    * (the enabled plugins'), asked once before any part starts: the assembly hands them to the
@@ -120,7 +126,7 @@ function teamOf(context: PartContext): Promise<TeamsPart | null> {
     team = import("../teams/start.js").then(({ startTeamsPart }) =>
       startTeamsPart({
         ...context,
-        flag: context.options.teams === true,
+        flag: context.flags.teams === true,
         maxTurns: context.options.maxTurns,
       }),
     );
@@ -172,7 +178,7 @@ export const SESSION_PARTS: readonly PartEntry[] = [
         cwd: context.cwd,
         env: context.env,
         settings: context.settings,
-        flag: context.memory,
+        flag: context.flags.memory === true,
         redact: context.redact,
         noticeAtStart: context.notice,
         notice: context.io.notice,
@@ -226,6 +232,7 @@ export const SESSION_PARTS: readonly PartEntry[] = [
       const { createGoalPart } = await import("../goal/part.js");
       return createGoalPart({
         options: context.options,
+        flags: context.flags,
         env: context.env,
         settings: context.settings,
         tasks: context.background.tasks,

@@ -1,7 +1,7 @@
 // What a session is assembled from: the settings a front end gathers (the command line's flags,
 // an editor's request), before the settings files and the environment add theirs.
 
-import type { GoalOptions } from "../goal/goal-options.js";
+import type { FlagValues } from "../core/chapter-flags.js";
 import type { Effort, ThinkingMode } from "../providers/thinking-options.js";
 import type { Resume } from "./session-file-open.js";
 
@@ -35,10 +35,9 @@ export interface SessionOptions {
    * user's settings say; a batch gives it to the clones it made itself.
    */
   writableGitDir?: boolean;
-  /** Memory across sessions on (--memory), whatever the user's settings say. */
-  memory?: boolean;
-  /** Agent teams on (--teams), whatever the user's settings say. */
-  teams?: boolean;
-  /** The goal the session works toward, and its judge (--goal, --goal-model, --goal-max-turns). */
-  goal?: GoalOptions;
+  /**
+   * The chapters' own flags (--memory, --teams, --goal, ...; each declared in its chapter.ts), by
+   * name: the command line gives those it was given, checked, and each part reads its own.
+   */
+  flags?: FlagValues;
 }

@@ -1,12 +1,16 @@
 // The command line, in one place: flags are parsed into a plain object, and every mistake a
-// user can make ends in a ConfigError with one sentence.
+// user can make ends in a ConfigError with one sentence. The chapters' own flags (--memory,
+// --goal, ...) are declared in their chapter.ts files and read from the session's list, whose
+// module loads no chapter (each entry imports its part only when it starts).
 
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { SESSION_PARTS } from "../assembly/parts.js";
 import type { SessionOptions } from "../assembly/session-options.js";
 import { ConfigError } from "../core/errors.js";
-import { goalCondition } from "../goal/goal-options.js";
+import { positiveInteger } from "../core/flag-checks.js";
 import { EFFORTS, settingOf, THINKING_MODES } from "../providers/thinking-options.js";
+import { flagUsage, flagValues, parseArgsOptions } from "./chapter-flags.js";
 
 export type OutputFormat = "text" | "json" | "stream-json";
 const OUTPUT_FORMATS: OutputFormat[] = ["text", "json", "stream-json"];
@@ -44,6 +48,9 @@ export type CommandLine =
   | { command: "version" };
 
 export const DEFAULT_MAX_TURNS = 200;
+
+/** Every chapter's flags, in the order of the session's list. */
+const CHAPTER_FLAGS = SESSION_PARTS.flatMap((entry) => entry.flags ?? []);
 
 export const USAGE = `Usage:
   agentloop                      start an interactive session (REPL) in this directory
@@ -83,10 +90,6 @@ Options:
                                  provider's own search where its API runs it: Anthropic's,
                                  OpenAI's Responses; add todo_write for the todo list)
   --mcp-config FILE              MCP servers to add, in .mcp.json's format (may be repeated)
-  --goal CONDITION               work until a separate judge finds CONDITION met (exit 0),
-                                 impossible (exit 1) or the budget spent (exit 3); /goal in the REPL
-  --goal-model M                 the judge's model, of the same provider (default: the session's)
-  --goal-max-turns N             continuations in a row before the goal gives up (default 8)
   --output-format F              text, json or stream-json (one-shot mode)
   --continue                     continue the latest session in this directory
   --resume ID                    continue the given session
@@ -95,9 +98,7 @@ Options:
   --allow-network                let sandboxed commands use the network
   --writable-git-dir             let sandboxed commands write the repository's .git (git add,
                                  commit; or "sandbox": {"writableGitDir": true} in your settings)
-  --memory                       remember across sessions (or "memory": true in your settings)
-  --teams                        the agent tool may start teammates that work beside the session
-                                 and message each other (or "teams": true in your settings)
+${flagUsage(CHAPTER_FLAGS)}
   --cwd DIR                      work in DIR instead of the current directory
   --worktree [NAME]              work in a new git worktree on the branch agentloop/NAME, removed
                                  at the end if nothing changed (docs/worktrees.md)
@@ -139,7 +140,7 @@ export function parseCommandLine(argv: string[], currentDirectory = process.cwd(
       command: "view",
       cwd,
       sessionId: rest[0],
-      port: values.port === undefined ? undefined : positiveInteger("--port", values.port),
+      port: values.port === undefined ? undefined : positiveInteger(values.port, "--port"),
       open: values.open ?? false,
       exportPath: values.export === undefined ? undefined : resolve(cwd, values.export),
     };
@@ -167,14 +168,14 @@ export function parseCommandLine(argv: string[], currentDirectory = process.cwd(
     maxTurns:
       values["max-turns"] === undefined
         ? DEFAULT_MAX_TURNS
-        : positiveInteger("--max-turns", values["max-turns"]),
+        : positiveInteger(values["max-turns"], "--max-turns"),
     maxCost: values["max-cost"] === undefined ? undefined : positiveNumber(values["max-cost"]),
     effort: settingOf(values.effort, EFFORTS, "--effort"),
     thinking: settingOf(values.thinking, THINKING_MODES, "--thinking"),
     contextWindow:
       values["context-window"] === undefined
         ? undefined
-        : positiveInteger("--context-window", values["context-window"]),
+        : positiveInteger(values["context-window"], "--context-window"),
     autoCompact: values["no-auto-compact"] !== true,
     tools: values.tools === undefined ? undefined : toolList(values.tools),
     mcpConfigFiles: (values["mcp-config"] ?? []).map((file) => resolve(cwd, file)),
@@ -183,16 +184,7 @@ export function parseCommandLine(argv: string[], currentDirectory = process.cwd(
     permissionMode,
     allowNetwork: values["allow-network"] ?? false,
     writableGitDir: values["writable-git-dir"] ?? false,
-    memory: values.memory ?? false,
-    teams: values.teams ?? false,
-    goal: {
-      condition: values.goal === undefined ? undefined : goalCondition(values.goal, "--goal"),
-      model: values["goal-model"],
-      maxTurns:
-        values["goal-max-turns"] === undefined
-          ? undefined
-          : positiveInteger("--goal-max-turns", values["goal-max-turns"]),
-    },
+    flags: flagValues(CHAPTER_FLAGS, values),
   };
   return first === "acp" && rest.length === 0 ? { ...run, command: "acp" } : run;
 }
@@ -203,6 +195,7 @@ function parseFlags(argv: string[]) {
     allowPositionals: true,
     strict: true,
     options: {
+      ...parseArgsOptions(CHAPTER_FLAGS),
       print: { type: "boolean", short: "p" },
       model: { type: "string" },
       provider: { type: "string" },
@@ -217,17 +210,12 @@ function parseFlags(argv: string[]) {
       tools: { type: "string" },
       "mcp-config": { type: "string", multiple: true },
       "output-format": { type: "string" },
-      goal: { type: "string" },
-      "goal-model": { type: "string" },
-      "goal-max-turns": { type: "string" },
       continue: { type: "boolean", short: "c" },
       resume: { type: "string", short: "r" },
       "permission-mode": { type: "string" },
       "dangerously-skip-permissions": { type: "boolean" },
       "allow-network": { type: "boolean" },
       "writable-git-dir": { type: "boolean" },
-      memory: { type: "boolean" },
-      teams: { type: "boolean" },
       cwd: { type: "string" },
       port: { type: "string" },
       open: { type: "boolean" },
@@ -243,14 +231,6 @@ function toolList(text: string): string[] {
   if (names.length === 0)
     throw new ConfigError("--tools needs at least one tool, for example --tools bash.");
   return names;
-}
-
-function positiveInteger(flag: string, text: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) {
-    throw new ConfigError(`${flag} must be a whole number of at least 1, got "${text}".`);
-  }
-  return value;
 }
 
 function positiveNumber(text: string): number {

@@ -33,7 +33,9 @@ const NARROWING_RULES = new Set(["deny", "ask"]);
  * Keys only the person's own settings may set, never honoured from a project's file even once
  * it is trusted: what allows a project's settings, its .env, hooks and MCP servers, and the
  * MCP servers themselves (a project defines its own in .mcp.json). A later key that lets
- * agentloop reach further on its own, beyond the workspace, belongs here too.
+ * agentloop reach further on its own, beyond the workspace, belongs here too. A chapter names
+ * its own such keys in its chapter.ts (`userOnlySettings`); test/chapters.test.ts holds this
+ * list to them, since core/ cannot read the chapters' list.
  */
 export const USER_ONLY_KEYS = [
   "allowProjectSettings",
@@ -45,6 +47,7 @@ export const USER_ONLY_KEYS = [
   "mcpServers",
   "memory",
   "sandbox",
+  "teams",
   "webFetch",
 ];
 

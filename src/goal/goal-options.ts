@@ -1,6 +1,8 @@
-// What the command line says of the goal (--goal, --goal-model, --goal-max-turns), and the one
-// check every way of setting a condition goes through (the flag and /goal alike).
+// What the command line says of the goal (--goal, --goal-model, --goal-max-turns, declared in
+// chapter.ts), and the one check every way of setting a condition goes through (the flag and
+// /goal alike).
 
+import type { FlagValues } from "../core/chapter-flags.js";
 import { ConfigError } from "../core/errors.js";
 
 export interface GoalOptions {
@@ -10,6 +12,17 @@ export interface GoalOptions {
   model: string | undefined;
   /** Continuations in a row before the goal gives up; DEFAULT_GOAL_MAX_TURNS when unset. */
   maxTurns: number | undefined;
+}
+
+/** The goal's flags among the chapters' (PartContext.flags), as the command line checked them. */
+export function goalFlags(flags: FlagValues): GoalOptions {
+  const text = (value: FlagValues[string]) => (typeof value === "string" ? value : undefined);
+  const turns = flags["goal-max-turns"];
+  return {
+    condition: text(flags.goal),
+    model: text(flags["goal-model"]),
+    maxTurns: typeof turns === "number" ? turns : undefined,
+  };
 }
 
 /** The issue's default: at most 8 continuations in a row (anthropics/claude-code#58550). */

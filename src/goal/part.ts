@@ -5,6 +5,7 @@
 // goal is recorded in the session file, so it outlives the process.
 
 import type { BackgroundTasks } from "../background/tasks.js";
+import type { FlagValues } from "../core/chapter-flags.js";
 import { ConfigError } from "../core/errors.js";
 import type { LoopEvent, LoopStopReason } from "../core/events.js";
 import type { Limit } from "../core/limits.js";
@@ -13,7 +14,7 @@ import type { PartHost, SessionPart, StopAnswer, StopCheck } from "../core/part.
 import { type ProjectSettings, readAllSettings } from "../core/project-settings.js";
 import type { Provider } from "../core/provider.js";
 import { createGoalCommand, type GoalStatus } from "./goal-command.js";
-import { DEFAULT_GOAL_MAX_TURNS, type GoalOptions } from "./goal-options.js";
+import { DEFAULT_GOAL_MAX_TURNS, goalFlags } from "./goal-options.js";
 import {
   afterTasks,
   type CheckFacts,
@@ -35,7 +36,9 @@ import { tasksEnded } from "./tasks-ended.js";
 const SESSION_LIMITS = new Set<LoopStopReason>(["max_turns", "max_cost", "repeated_call"]);
 
 export interface GoalPartOptions {
-  options: { maxTurns: number; goal?: GoalOptions; cwd: string };
+  options: { maxTurns: number; cwd: string };
+  /** The chapters' flags the front end was given; this part reads its own (chapter.ts). */
+  flags: FlagValues;
   env: NodeJS.ProcessEnv;
   /** The settings files as start-up read them; absent, they are read when the part starts. */
   settings?: ProjectSettings;
@@ -44,9 +47,9 @@ export interface GoalPartOptions {
 }
 
 export async function createGoalPart(options: GoalPartOptions): Promise<SessionPart> {
-  const flags = options.options.goal;
-  const maxContinuations = flags?.maxTurns ?? DEFAULT_GOAL_MAX_TURNS;
-  const judgeModelName = flags?.model ?? (await goalModelSetting(options));
+  const flags = goalFlags(options.flags);
+  const maxContinuations = flags.maxTurns ?? DEFAULT_GOAL_MAX_TURNS;
+  const judgeModelName = flags.model ?? (await goalModelSetting(options));
   let host: PartHost | undefined;
   let judge: Provider | undefined;
   let messages: readonly Message[] = [];
@@ -203,7 +206,7 @@ export async function createGoalPart(options: GoalPartOptions): Promise<SessionP
       noteDue = false;
       if (start === "resume") condition = recordedGoal(`${(host as PartHost).directory()}.jsonl`);
       // The flag sets the goal of the session the command line started, resumed or new.
-      if (!flagApplied && flags?.condition !== undefined) set(flags.condition);
+      if (!flagApplied && flags.condition !== undefined) set(flags.condition);
       flagApplied = true;
     },
     stopCheck() {

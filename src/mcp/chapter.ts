@@ -8,4 +8,6 @@ export const CHAPTER = {
   /** Its folder is in the layer of this part: each runs beside the loop's own steps. */
   layerBeside: "compaction",
   tools: [],
+  /** Keys only the person's own settings may set (USER_ONLY_KEYS in core/project-settings.ts). */
+  userOnlySettings: ["enableAllProjectMcpServers", "enabledMcpjsonServers", "mcpServers"],
 } as const;

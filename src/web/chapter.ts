@@ -12,4 +12,6 @@ export const CHAPTER = {
   layerBeside: "mcp",
   tools: ["web_fetch", "web_search"],
   inDefaultSetOf: "hosted models",
+  /** Keys only the person's own settings may set (USER_ONLY_KEYS in core/project-settings.ts). */
+  userOnlySettings: ["webFetch"],
 } as const;
