@@ -1,23 +1,39 @@
 // The chapters a session is assembled from, in order. The order is the order of their tools
 // after the built-in ones, of the notes beside a prompt, of the paragraphs restated beside a
 // compaction's summary and of the events that follow a loop event (docs/architecture.md).
-// A part that a session does not use is not loaded: its entry imports it only when it starts.
+// Each part's own code is imported with the list: a default session starts every one of them,
+// and as chunks of their own, loaded one by one, they cost more to find and link than to compile
+// (docs/development.md, "Start-up"). What a part needs only once it is used (the MCP SDK, the web
+// page reader, the shell parser) it still imports then.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createAgentsPart } from "../agents/part.js";
 import type { BackgroundPart } from "../background/part.js";
+import { createCheckpointsPart } from "../checkpoints/part.js";
 import type { SessionPart } from "../core/part.js";
 import type { ProjectSettings } from "../core/project-settings.js";
 import type { Provider } from "../core/provider.js";
+import { createGoalPart } from "../goal/part.js";
+import { createHooksPart } from "../hooks/part.js";
 import type { PreparedHooks } from "../hooks/prepare.js";
+import { startLspPart } from "../lsp/part.js";
+import { createMcpPart } from "../mcp/part.js";
+import { startSessionMcp } from "../mcp/session-mcp.js";
+import { startMemoryPart } from "../memory/part.js";
 import type { ModeSwitch } from "../permissions/mode-switch.js";
 import type { PermissionRules } from "../permissions/rules.js";
 import type { PlanningPart } from "../planning/part.js";
 import { CHAPTER as SCHEDULE } from "../schedule/chapter.js";
+import { createSchedulePart } from "../schedule/part.js";
+import { catalogBudget } from "../skills/catalog.js";
 import type { LoadedSkills } from "../skills/loaded-skills.js";
+import { createSkillsPart } from "../skills/part.js";
 import type { Skill } from "../skills/skill.js";
+import { startTasksPart } from "../tasks/start.js";
 import type { ToolName } from "../tools/tool-set.js";
+import { startWebPart } from "../web/start.js";
 import type { SessionIO } from "./session-io.js";
 import type { SessionOptions } from "./session-options.js";
 
@@ -80,14 +96,12 @@ export const SESSION_PARTS: readonly PartEntry[] = [
   {
     name: "hooks",
     async start(context) {
-      const { createHooksPart } = await import("../hooks/part.js");
       return createHooksPart(await context.hooks, context.io.notice);
     },
   },
   {
     name: "skills",
     async start(context) {
-      const { createSkillsPart } = await import("../skills/part.js");
       return createSkillsPart({
         skills: context.skills,
         loaded: context.loadedSkills,
@@ -101,7 +115,6 @@ export const SESSION_PARTS: readonly PartEntry[] = [
   {
     name: "memory",
     async start(context) {
-      const { startMemoryPart } = await import("../memory/part.js");
       return startMemoryPart({
         cwd: context.cwd,
         env: context.env,
@@ -117,12 +130,7 @@ export const SESSION_PARTS: readonly PartEntry[] = [
     name: "agents",
     async start(context) {
       if (!context.toolNames.includes("agent")) return null;
-      const [{ createAgentsPart }, { catalogBudget }, hooks, contextWindow] = await Promise.all([
-        import("../agents/part.js"),
-        import("../skills/catalog.js"),
-        context.hooks,
-        context.contextWindow,
-      ]);
+      const [hooks, contextWindow] = await Promise.all([context.hooks, context.contextWindow]);
       // The list of agents takes the skills' catalog's share of the window.
       const listBudget = catalogBudget(contextWindow);
       return createAgentsPart({
@@ -141,7 +149,6 @@ export const SESSION_PARTS: readonly PartEntry[] = [
   {
     name: "tasks",
     async start(context) {
-      const { startTasksPart } = await import("../tasks/start.js");
       const { toolNames, cwd: workspace, env } = context;
       return startTasksPart({ toolNames, workspace, env, settings: context.settings });
     },
@@ -149,7 +156,6 @@ export const SESSION_PARTS: readonly PartEntry[] = [
   {
     name: "goal",
     async start(context) {
-      const { createGoalPart } = await import("../goal/part.js");
       return createGoalPart({
         options: context.options,
         env: context.env,
@@ -162,10 +168,6 @@ export const SESSION_PARTS: readonly PartEntry[] = [
   {
     name: "mcp",
     async start(context) {
-      const [{ startSessionMcp }, { createMcpPart }] = await Promise.all([
-        import("../mcp/session-mcp.js"),
-        import("../mcp/part.js"),
-      ]);
       // Inside the scratch directory when there is one, so sandboxed commands can read them.
       const outputDirectory = mkdtempSync(join(context.scratch ?? tmpdir(), "agentloop-mcp-"));
       const connections = await startSessionMcp({
@@ -192,7 +194,6 @@ export const SESSION_PARTS: readonly PartEntry[] = [
       const fetch = context.toolNames.includes("web_fetch");
       const search = context.toolNames.includes("web_search");
       if (!fetch && !search) return null;
-      const { startWebPart } = await import("../web/start.js");
       const { rules } = context;
       // A subagent fetches only when the person named web_fetch: it is not in a child's default.
       const fetchForChild = fetch && context.toolsChosen;
@@ -204,14 +205,12 @@ export const SESSION_PARTS: readonly PartEntry[] = [
     name: "schedule",
     tools: SCHEDULE.tools,
     async start(context) {
-      const { createSchedulePart } = await import("../schedule/part.js");
       return createSchedulePart({ tools: context.partTools });
     },
   },
   {
     name: "lsp",
     async start(context) {
-      const { startLspPart } = await import("../lsp/part.js");
       return startLspPart({ cwd: context.cwd, env: context.env, settings: context.settings });
     },
   },
@@ -220,7 +219,6 @@ export const SESSION_PARTS: readonly PartEntry[] = [
   {
     name: "checkpoints",
     async start(context) {
-      const { createCheckpointsPart } = await import("../checkpoints/part.js");
       return createCheckpointsPart({ cwd: context.cwd, env: context.env });
     },
   },
