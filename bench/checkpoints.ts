@@ -21,7 +21,11 @@ const SIZES: ReadonlyArray<readonly [number, number]> = [
   [100_000, 1000],
 ];
 
-/** A committed repository of `files` source-sized files, 100 to a directory. */
+/**
+ * A committed repository of `files` source-sized files, 100 to a directory, its objects in one
+ * pack as a clone leaves them. (Left loose, the commit's own `git gc --auto` would pack them in
+ * the background while the first checkpoint is being measured.)
+ */
 export function largeRepository(root: string, files: number): void {
   for (let index = 0; index < files; index += 1) {
     const directory = join(root, `dir-${Math.floor(index / 100)}`);
@@ -44,11 +48,14 @@ export function largeRepository(root: string, files: number): void {
     "user.name=bench",
     "-c",
     "user.email=bench@localhost",
+    "-c",
+    "gc.auto=0",
     "commit",
     "--quiet",
     "-m",
     "bench",
   );
+  git("repack", "-a", "-d", "-q");
 }
 
 function bytesUnder(path: string): number {
