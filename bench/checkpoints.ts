@@ -121,6 +121,9 @@ async function figuresAt(files: number, target: number): Promise<Figure[]> {
       incremental.push(await timedCheckpoint(first, prompt));
     }
     const growth = stores.reduce((sum, path) => sum + bytesUnder(path), 0) - storeBefore;
+    const unchanged: number[] = [];
+    for (let prompt = PROMPTS + 2; prompt <= PROMPTS + 6; prompt += 1)
+      unchanged.push(await timedCheckpoint(first, prompt));
     return [
       ...figures,
       {
@@ -134,6 +137,12 @@ async function figuresAt(files: number, target: number): Promise<Figure[]> {
         value: median(incremental),
         unit: "ms",
         target: 50,
+      },
+      {
+        name: `checkpoint before a later prompt (nothing changed), median (${load()})`,
+        value: median(unchanged),
+        unit: "ms",
+        target: null,
       },
       {
         name: `store growth over ${PROMPTS} prompts changing one file each`,
