@@ -21,7 +21,11 @@ const SIZES: ReadonlyArray<readonly [number, number]> = [
   [100_000, 1000],
 ];
 
-/** A committed repository of `files` source-sized files, 100 to a directory. */
+/**
+ * A committed repository of `files` source-sized files, 100 to a directory, its objects in one
+ * pack as a clone leaves them. (Left loose, the commit's own `git gc --auto` would pack them in
+ * the background while the first checkpoint is being measured.)
+ */
 export function largeRepository(root: string, files: number): void {
   for (let index = 0; index < files; index += 1) {
     const directory = join(root, `dir-${Math.floor(index / 100)}`);
@@ -44,11 +48,14 @@ export function largeRepository(root: string, files: number): void {
     "user.name=bench",
     "-c",
     "user.email=bench@localhost",
+    "-c",
+    "gc.auto=0",
     "commit",
     "--quiet",
     "-m",
     "bench",
   );
+  git("repack", "-a", "-d", "-q");
 }
 
 function bytesUnder(path: string): number {
@@ -114,6 +121,9 @@ async function figuresAt(files: number, target: number): Promise<Figure[]> {
       incremental.push(await timedCheckpoint(first, prompt));
     }
     const growth = stores.reduce((sum, path) => sum + bytesUnder(path), 0) - storeBefore;
+    const unchanged: number[] = [];
+    for (let prompt = PROMPTS + 2; prompt <= PROMPTS + 6; prompt += 1)
+      unchanged.push(await timedCheckpoint(first, prompt));
     return [
       ...figures,
       {
@@ -127,6 +137,12 @@ async function figuresAt(files: number, target: number): Promise<Figure[]> {
         value: median(incremental),
         unit: "ms",
         target: 50,
+      },
+      {
+        name: `checkpoint before a later prompt (nothing changed), median (${load()})`,
+        value: median(unchanged),
+        unit: "ms",
+        target: null,
       },
       {
         name: `store growth over ${PROMPTS} prompts changing one file each`,

@@ -3,6 +3,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { build } from "esbuild";
+import { oneStartChunk } from "./one-start-chunk.mjs";
 import { collectStepSources } from "./step-sources.mjs";
 import { bundleViewerPage } from "./viewer-page.mjs";
 
@@ -34,7 +35,8 @@ const shared = {
 };
 
 // Split at dynamic imports, so a run loads only the SDK of the provider it talks to (and the
-// viewer only for `agentloop view`): less to compile before the first request.
+// viewer only for `agentloop view`): less to compile before the first request. What the CLI
+// loads before it runs is one chunk (one-start-chunk.mjs).
 rmSync("dist/chunks", { recursive: true, force: true });
 await build({
   ...shared,
@@ -42,6 +44,7 @@ await build({
   outdir: "dist",
   splitting: true,
   chunkNames: "chunks/[name]-[hash]",
+  plugins: [oneStartChunk("src", "src/cli.ts")],
   // Less source to read and to hold in memory; names stay, so stack traces stay readable.
   minifyWhitespace: true,
   minifySyntax: true,

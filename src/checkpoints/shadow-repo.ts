@@ -5,7 +5,9 @@
 // hardened git of core/git.ts) with its git directory, work tree and index pointing at the
 // shadow, so no ref, stash or index of theirs is ever written and none of their config is read.
 // A snapshot hashes only the files whose stat differs from the index; it runs as child processes
-// (snapshotInBackground) while the model thinks, or at once (snapshot) for a rewind.
+// (snapshotInBackground) while the model thinks, or at once (snapshot) for a rewind. A new store
+// takes the trees of the person's last commit as one pack (index-trees.ts), and a snapshot that
+// finds nothing changed since the one before is that one's tree, with no git run but the walk.
 
 import { randomUUID } from "node:crypto";
 import {
@@ -24,6 +26,7 @@ import { copyFile, rename, stat, utimes } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { gitAsync, gitSync } from "../core/git.js";
 import { sharedGitDirectoryOf } from "../core/git-directory.js";
+import { type CachedTrees, cachedTrees, cachedTreesInBackground } from "./index-trees.js";
 import { BYTES_AS_THEY_ARE, ensureStore, type ShadowPlace } from "./shadow-store.js";
 
 /** Files larger than this are left out of snapshots (and named in the exclude file). */
@@ -62,9 +65,28 @@ export interface ShadowRepo {
 /** Blobs read by one `git cat-file --batch`: snapshot files are 5 MiB at most, so 400 MiB at most. */
 const BLOBS_PER_BATCH = 80;
 
-/** One step of a snapshot: a git command, or copying an index file into place. */
-type SnapshotStep = { git: string[]; input?: string } | { copyIndex: { from: string; to: string } };
-type SnapshotSteps = Generator<SnapshotStep, string, string>;
+/**
+ * One step of a snapshot: a git command (`reading`: with the person's objects to read from),
+ * copying an index file into place, or reading the trees an index caches.
+ */
+type GitStep = { git: string[]; input?: string; reading?: boolean };
+type SnapshotStep = GitStep | { copyIndex: { from: string; to: string } } | { treesOf: string };
+type StepOutput = string | CachedTrees;
+type Steps<Result> = Generator<SnapshotStep, Result, StepOutput>;
+type SnapshotSteps = Steps<string>;
+
+/** A git step's standard output. */
+function* run(step: GitStep): Steps<string> {
+  const output = yield step;
+  if (typeof output !== "string") throw new Error(`git ${step.git[0]} gave no output`);
+  return output;
+}
+
+/** The trees the index at `path` caches. */
+function* treesIn(path: string): Steps<CachedTrees> {
+  const output = yield { treesOf: path };
+  return typeof output === "string" ? { root: null, trees: [] } : output;
+}
 
 /** Opens the shadow repository at `place` for the work tree `root`; it is made by the first snapshot. */
 export function openShadowRepo(
@@ -102,7 +124,7 @@ export function openShadowRepo(
     "-c",
     "core.untrackedCache=true",
   ];
-  const run = (variables: Record<string, string>, input?: string) => ({
+  const runIn = (variables: Record<string, string>, input?: string) => ({
     cwd: root,
     gitDir,
     workTree: root,
@@ -112,9 +134,9 @@ export function openShadowRepo(
     noSystemConfig: true,
   });
   const git = (args: string[], input?: string): Buffer =>
-    gitSync([...settings, ...args], run(shadowEnv, input));
+    gitSync([...settings, ...args], runIn(shadowEnv, input));
   const read = (args: string[], input?: string): Buffer =>
-    gitSync([...settings, ...args], run(readingEnv, input));
+    gitSync([...settings, ...args], runIn(readingEnv, input));
 
   const excludeFile = join(gitDir, "info", "exclude");
   const bigFiles = new Set<string>();
@@ -146,49 +168,78 @@ export function openShadowRepo(
   /** Whether this session's index was left in the store for the next session yet. */
   let leftForNext = place.sharedIndex === null;
 
-  /** A new session's index starts as a copy of one that knows the work tree; true if it did. */
-  function* seedIndex(): Generator<SnapshotStep, boolean, string> {
-    if (existsSync(place.index)) return false;
+  /**
+   * The tree of this session's index as it stands, once known (the latest snapshot's): a
+   * snapshot that finds nothing changed since is that tree. Null while the index is changing.
+   */
+  let indexTree: string | null = null;
+
+  /** A new session's index starts as a copy of one that knows the work tree; the one it copied. */
+  function* seedIndex(): Steps<string | null> {
+    if (existsSync(place.index)) return null;
     mkdirSync(dirname(place.index), { recursive: true, mode: 0o700 });
     const seed = place.seeds.find((path) => existsSync(path));
-    if (!seed) return false;
+    if (!seed) return null;
     yield { copyIndex: { from: seed, to: place.index } };
-    return true;
+    return seed;
+  }
+
+  /**
+   * The trees the person's index caches (their last commit's, unless they staged changes since),
+   * read from their objects into the store as one pack; write-tree would write each folder's
+   * tree as a file of its own. Returns the tree of the whole index, if that is one of them.
+   */
+  function* packTheirTrees(): Steps<string | null> {
+    const { root, trees } = yield* treesIn(place.index);
+    if (trees.length === 0) return null;
+    try {
+      const pack = ["pack-objects", "-q", join(gitDir, "objects", "pack", "pack")];
+      yield* run({ git: pack, input: `${trees.join("\n")}\n`, reading: true });
+      return root;
+    } catch {
+      // A tree their objects no longer have: write-tree writes whatever is missing.
+      return null;
+    }
   }
 
   function* snapshotOnce(): SnapshotSteps {
     writeExcludes();
     // One walk of the work tree finds what changed since the index (new, modified, deleted);
-    // the index's stat cache and its untracked cache keep it short.
-    const changed = split(
-      yield { git: ["ls-files", "-z", "--others", "--modified", "--exclude-standard"] },
-    );
+    // the index's stat cache keeps it to one lstat a file and one read a folder.
+    const listing = ["ls-files", "-z", "--others", "--modified", "--exclude-standard"];
+    const changed = split(yield* run({ git: listing }));
+    if (changed.length === 0 && indexTree !== null) return indexTree;
+    indexTree = null;
     const tooBig = changed.filter((path) => sizeOf(join(root, path)) > SNAPSHOT_FILE_CAP);
     if (tooBig.length > 0) {
       for (const path of tooBig) bigFiles.add(path);
       writeExcludes();
       const untrack = ["rm", "--cached", "--quiet", "--ignore-unmatch", ...fromList];
-      yield { git: untrack, input: paths(tooBig) };
+      yield* run({ git: untrack, input: paths(tooBig) });
     }
     const added = changed.filter((path) => !bigFiles.has(path));
-    if (added.length > 0) yield { git: ["add", "--all", ...fromList], input: paths(added) };
+    if (added.length > 0) yield* run({ git: ["add", "--all", ...fromList], input: paths(added) });
     // The blobs of files unchanged since the person's index are theirs, not the store's.
-    return (yield { git: ["write-tree", "--missing-ok"] }).trim();
+    indexTree = (yield* run({ git: ["write-tree", "--missing-ok"] })).trim();
+    return indexTree;
   }
 
   function* snapshotSteps(): SnapshotSteps {
     ensureStore(gitDir);
     const attributes = join(gitDir, "info", "attributes");
     if (!existsSync(attributes)) writeFileSync(attributes, BYTES_AS_THEY_ARE);
-    const seeded = yield* seedIndex();
+    const seed = yield* seedIndex();
+    // The store's own index names trees the store has; a copy of the person's, theirs.
+    if (seed !== null && seed !== place.sharedIndex) indexTree = yield* packTheirTrees();
     let tree: string;
     try {
       tree = yield* snapshotOnce();
     } catch (error) {
-      if (!seeded) throw error;
+      if (seed === null) throw error;
       // A copied index this git cannot use here (a split index, a merge half done): the
       // snapshot starts from an empty one instead, hashing every file once.
       rmSync(place.index, { force: true });
+      indexTree = null;
       tree = yield* snapshotOnce();
     }
     if (!leftForNext && place.sharedIndex) {
@@ -208,9 +259,11 @@ export function openShadowRepo(
         const step = next.value;
         next = feed(
           steps,
-          outcomeOf(() =>
-            "git" in step ? git(step.git, step.input).toString() : copyIndexSync(step.copyIndex),
-          ),
+          outcomeOf(() => {
+            if ("treesOf" in step) return cachedTrees(step.treesOf);
+            if ("copyIndex" in step) return copyIndexSync(step.copyIndex);
+            return (step.reading ? read : git)(step.git, step.input).toString();
+          }),
         );
       }
       return next.value;
@@ -220,10 +273,15 @@ export function openShadowRepo(
       let next = steps.next();
       while (!next.done) {
         const step = next.value;
-        const output =
-          "git" in step
-            ? gitAsync([...settings, ...step.git], run(shadowEnv, step.input))
-            : copyIndex(step.copyIndex);
+        const output: Promise<StepOutput> =
+          "treesOf" in step
+            ? cachedTreesInBackground(step.treesOf)
+            : "copyIndex" in step
+              ? copyIndex(step.copyIndex)
+              : gitAsync(
+                  [...settings, ...step.git],
+                  runIn(step.reading ? readingEnv : shadowEnv, step.input),
+                );
         next = feed(
           steps,
           await output.then(
@@ -282,9 +340,9 @@ export function openShadowRepo(
 }
 
 /** What running one step came to: its output, or what it threw. */
-type Outcome = { output: string } | { error: unknown };
+type Outcome = { output: StepOutput } | { error: unknown };
 
-function outcomeOf(work: () => string): Outcome {
+function outcomeOf(work: () => StepOutput): Outcome {
   try {
     return { output: work() };
   } catch (error) {
