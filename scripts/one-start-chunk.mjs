@@ -5,18 +5,26 @@
 // was cut into a chunk per combination, 100 B to 260 KB, each loaded, resolved and linked apart
 // (about 1 ms of CPU a module: docs/development.md, "Start-up"). Each of those modules is made
 // to import `src/cli.ts` as well, which costs nothing when it runs (the CLI started it, so
-// `cli.ts` is loaded already) and makes every entry reach all of the start-up code alike.
+// `cli.ts` is loaded already) and makes every entry reach all of the start-up code alike. A
+// module the start-up code imports statically is in that chunk already and is left as it is: an
+// import of `cli.ts` there would only make a circle, in which esbuild may run a module's top
+// level before a module it reads (the list of parts, read for the chapters' flags) has run.
 
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 
 /** `import("./x.js")` with a literal relative path: a module the CLI loads on demand. */
 const ON_DEMAND = /\bimport\(\s*"(\.{1,2}\/[^"]+)\.js"\s*\)/g;
+/** `import … from "./x.js"` or `export … from "./x.js"`, not `import type`: loaded with the module. */
+const STATIC = /^(?:import|export)(?!\s+type\b)[^;]*?\bfrom\s*"(\.{1,2}\/[^"]+)\.js"/gm;
 
 /** The plugin, for the bundle whose entry point is `entry` (a source file under `sources`). */
 export function oneStartChunk(sources, entry) {
   const start = resolve(entry);
-  const onDemand = modulesLoadedOnDemand(resolve(sources));
+  const atStart = staticallyImported(start);
+  const onDemand = new Set(
+    [...modulesLoadedOnDemand(resolve(sources))].filter((file) => !atStart.has(file)),
+  );
   return {
     name: "one-start-chunk",
     setup(build) {
@@ -37,6 +45,22 @@ function modulesLoadedOnDemand(directory) {
       found.add(resolve(dirname(file), `${path}.ts`));
   }
   return found;
+}
+
+/** Every source file `entry` reaches through static imports, itself included. */
+function staticallyImported(entry) {
+  const reached = new Set([entry]);
+  const next = [entry];
+  while (next.length > 0) {
+    const file = next.pop();
+    for (const [, path] of readFileSync(file, "utf8").matchAll(STATIC)) {
+      const imported = resolve(dirname(file), `${path}.ts`);
+      if (reached.has(imported) || !existsSync(imported)) continue;
+      reached.add(imported);
+      next.push(imported);
+    }
+  }
+  return reached;
 }
 
 function sourceFiles(directory) {

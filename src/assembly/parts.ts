@@ -1,7 +1,11 @@
 // The chapters a session is assembled from, in order. The order is the order of their tools
 // after the built-in ones, of the notes beside a prompt, of the paragraphs restated beside a
 // compaction's summary and of the events that follow a loop event (docs/architecture.md).
-// A part that a session does not use is not loaded: its entry imports it only when it starts.
+// Each part's own code is imported with the list: a default session starts nearly every one, and
+// as chunks of their own, loaded one by one, they cost more to find and link than to compile
+// (docs/development.md, "Start-up"). What a part needs only once it is used (the MCP SDK, the web
+// page reader, the shell parser) it imports then, as do the teams and plugins, which a session
+// has only when the person turned them on.
 // A chapter that describes itself (src/NAME/chapter.ts) is spread into its entry, so this list
 // is also where the layer checker, --tools, the command line's flags and --help find every such
 // chapter: adding one is its folder and its line here.
@@ -10,33 +14,46 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CHAPTER as AGENTS } from "../agents/chapter.js";
+import { createAgentsPart } from "../agents/part.js";
 import { CHAPTER as BACKGROUND } from "../background/chapter.js";
 import type { BackgroundPart } from "../background/part.js";
+import { createCheckpointsPart } from "../checkpoints/part.js";
 import type { ChapterFlags, FlagValues } from "../core/chapter-flags.js";
 import type { ComponentSources } from "../core/component-sources.js";
 import type { SessionPart } from "../core/part.js";
 import type { ProjectSettings } from "../core/project-settings.js";
 import type { Provider } from "../core/provider.js";
 import { CHAPTER as GOAL } from "../goal/chapter.js";
+import { createGoalPart } from "../goal/part.js";
 import { CHAPTER as HOOKS } from "../hooks/chapter.js";
+import { createHooksPart } from "../hooks/part.js";
 import type { PreparedHooks } from "../hooks/prepare.js";
 import { CHAPTER as LSP } from "../lsp/chapter.js";
+import { startLspPart } from "../lsp/part.js";
 import { CHAPTER as MCP } from "../mcp/chapter.js";
+import { createMcpPart } from "../mcp/part.js";
+import { startSessionMcp } from "../mcp/session-mcp.js";
 import { CHAPTER as MEMORY } from "../memory/chapter.js";
+import { startMemoryPart } from "../memory/part.js";
 import type { ModeSwitch } from "../permissions/mode-switch.js";
 import type { PermissionRules } from "../permissions/rules.js";
 import { CHAPTER as PLANNING } from "../planning/chapter.js";
 import type { PlanningPart } from "../planning/part.js";
 import { CHAPTER as PLUGINS } from "../plugins/chapter.js";
 import { CHAPTER as SCHEDULE } from "../schedule/chapter.js";
+import { createSchedulePart } from "../schedule/part.js";
+import { catalogBudget } from "../skills/catalog.js";
 import { CHAPTER as SKILLS } from "../skills/chapter.js";
 import type { LoadedSkills } from "../skills/loaded-skills.js";
+import { createSkillsPart } from "../skills/part.js";
 import type { Skill } from "../skills/skill.js";
 import { CHAPTER as TASKS } from "../tasks/chapter.js";
+import { startTasksPart } from "../tasks/start.js";
 import { CHAPTER as TEAMS } from "../teams/chapter.js";
 import type { TeamsPart } from "../teams/part.js";
 import type { ChapterTools, ToolName } from "../tools/tool-set.js";
 import { CHAPTER as WEB } from "../web/chapter.js";
+import { startWebPart } from "../web/start.js";
 import type { SessionIO } from "./session-io.js";
 import type { SessionOptions } from "./session-options.js";
 
@@ -152,14 +169,12 @@ export const SESSION_PARTS: readonly PartEntry[] = [
   {
     ...HOOKS,
     async start(context) {
-      const { createHooksPart } = await import("../hooks/part.js");
       return createHooksPart(await context.hooks, context.io.notice);
     },
   },
   {
     ...SKILLS,
     async start(context) {
-      const { createSkillsPart } = await import("../skills/part.js");
       return createSkillsPart({
         skills: context.skills,
         loaded: context.loadedSkills,
@@ -173,7 +188,6 @@ export const SESSION_PARTS: readonly PartEntry[] = [
   {
     ...MEMORY,
     async start(context) {
-      const { startMemoryPart } = await import("../memory/part.js");
       return startMemoryPart({
         cwd: context.cwd,
         env: context.env,
@@ -189,14 +203,11 @@ export const SESSION_PARTS: readonly PartEntry[] = [
     ...AGENTS,
     async start(context) {
       if (!context.partTools.includes("agent")) return null;
-      const [{ createAgentsPart }, { catalogBudget }, hooks, contextWindow, team] =
-        await Promise.all([
-          import("../agents/part.js"),
-          import("../skills/catalog.js"),
-          context.hooks,
-          context.contextWindow,
-          teamOf(context),
-        ]);
+      const [hooks, contextWindow, team] = await Promise.all([
+        context.hooks,
+        context.contextWindow,
+        teamOf(context),
+      ]);
       // The list of agents takes the skills' catalog's share of the window.
       const listBudget = catalogBudget(contextWindow);
       return createAgentsPart({
@@ -217,10 +228,7 @@ export const SESSION_PARTS: readonly PartEntry[] = [
   {
     ...TASKS,
     async start(context) {
-      const [{ startTasksPart }, team] = await Promise.all([
-        import("../tasks/start.js"),
-        teamOf(context),
-      ]);
+      const team = await teamOf(context);
       const { partTools: tools, cwd: workspace, env, settings } = context;
       return startTasksPart({ tools, workspace, env, settings, team: team !== null });
     },
@@ -229,7 +237,6 @@ export const SESSION_PARTS: readonly PartEntry[] = [
   {
     ...GOAL,
     async start(context) {
-      const { createGoalPart } = await import("../goal/part.js");
       return createGoalPart({
         options: context.options,
         flags: context.flags,
@@ -243,10 +250,6 @@ export const SESSION_PARTS: readonly PartEntry[] = [
   {
     ...MCP,
     async start(context) {
-      const [{ startSessionMcp }, { createMcpPart }] = await Promise.all([
-        import("../mcp/session-mcp.js"),
-        import("../mcp/part.js"),
-      ]);
       // Inside the scratch directory when there is one, so sandboxed commands can read them.
       const outputDirectory = mkdtempSync(join(context.scratch ?? tmpdir(), "agentloop-mcp-"));
       const connections = await startSessionMcp({
@@ -274,7 +277,6 @@ export const SESSION_PARTS: readonly PartEntry[] = [
       const fetch = context.partTools.includes("web_fetch");
       const search = context.partTools.includes("web_search");
       if (!fetch && !search) return null;
-      const { startWebPart } = await import("../web/start.js");
       const { rules } = context;
       // A subagent fetches only when the person named web_fetch: it is not in a child's default.
       const fetchForChild = fetch && context.toolsChosen;
@@ -285,14 +287,12 @@ export const SESSION_PARTS: readonly PartEntry[] = [
   {
     ...SCHEDULE,
     async start(context) {
-      const { createSchedulePart } = await import("../schedule/part.js");
       return createSchedulePart({ tools: context.partTools });
     },
   },
   {
     ...LSP,
     async start(context) {
-      const { startLspPart } = await import("../lsp/part.js");
       return startLspPart({ cwd: context.cwd, env: context.env, settings: context.settings });
     },
   },
@@ -301,7 +301,6 @@ export const SESSION_PARTS: readonly PartEntry[] = [
   {
     name: "checkpoints",
     async start(context) {
-      const { createCheckpointsPart } = await import("../checkpoints/part.js");
       return createCheckpointsPart({ cwd: context.cwd, env: context.env });
     },
   },
