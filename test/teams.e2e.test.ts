@@ -68,6 +68,16 @@ function resultOf(body: Body, id: string): { text: string; isError: boolean } | 
   return { text: said, isError: found.is_error === true };
 }
 
+/** The lead's call that starts `name` in the background on `prompt`, as call `id`. */
+function teammate(name: string, prompt: string, id = `start-${name}`) {
+  return toolUse(id, "agent", {
+    description: `${name}'s part`,
+    prompt,
+    name,
+    run_in_background: true,
+  });
+}
+
 /** A script per agent: each agent's requests are answered in turn by its own list. */
 function routed(scripts: Record<string, (request: InterceptedRequest, index: number) => FakeTurn>) {
   const counts = new Map<string, number>();
@@ -119,13 +129,6 @@ describe("agent teams through the CLI", () => {
   it("runs a lead with two teammates: messages, final answers, a misspelled name, worktrees", async () => {
     const sandbox = withRepository(freshSandbox());
     writeUserSettings(sandbox, { teams: true });
-    const teammate = (name: string, prompt: string) =>
-      toolUse(`start-${name}`, "agent", {
-        description: `${name}'s part`,
-        prompt,
-        name,
-        run_in_background: true,
-      });
     const script = routed({
       // Bob first, alice last: the lead's round ends before alice can have said anything, and
       // the lead then waits in a tool round of its own while alice works and finishes.
@@ -221,14 +224,7 @@ describe("agent teams through the CLI", () => {
     const script = routed({
       [LEAD_PROMPT]: (_, index) =>
         [
-          reply(
-            toolUse("start", "agent", {
-              description: "a long loop",
-              prompt: "ALICE: check the build until told to stop.",
-              name: "alice",
-              run_in_background: true,
-            }),
-          ),
+          reply(teammate("alice", "ALICE: check the build until told to stop.", "start")),
           reply(toolUse("order", "send_message", { to: "alice", text: order })),
           reply(text("Waiting for alice.")),
         ][index] ?? reply(text("Thanks, all done.")),
@@ -271,14 +267,7 @@ describe("agent teams through the CLI", () => {
     const script = routed({
       [LEAD_PROMPT]: (_, index) =>
         index === 0
-          ? reply(
-              toolUse("start", "agent", {
-                description: "a long wait",
-                prompt: "ALICE: wait for the build.",
-                name: "alice",
-                run_in_background: true,
-              }),
-            )
+          ? reply(teammate("alice", "ALICE: wait for the build.", "start"))
           : reply(text("Alice is on it.")),
       ALICE: () => reply(toolUse("build", "bash", { command: "sleep 30" })),
     });
@@ -311,14 +300,7 @@ describe("agent teams through the CLI", () => {
     const script = routed({
       [LEAD_PROMPT]: (_, index) =>
         index === 0
-          ? reply(
-              toolUse("start", "agent", {
-                description: "an endless loop",
-                prompt: "ALICE: check forever.",
-                name: "alice",
-                run_in_background: true,
-              }),
-            )
+          ? reply(teammate("alice", "ALICE: check forever.", "start"))
           : reply(text("Waiting for alice.")),
       ALICE: (_, index) =>
         index < 100
